@@ -1,0 +1,66 @@
+/**
+ * The stable error codes of frognano. A code never changes meaning between
+ * releases: callers (and the CLI's exit-code mapping) switch on it.
+ *
+ * | code | meaning |
+ * | --- | --- |
+ * | `NON_FINITE` | NaN or ±Infinity where a finite number is required |
+ * | `LENGTH_MISMATCH` | two inputs that must have the same length (or shape) do not |
+ * | `EMPTY_INPUT` | an input that needs at least one element has none |
+ * | `OUT_OF_RANGE` | a value or option lies outside its domain (negative budget, `alpha < 0`, `delta <= 0`, `lambdaMax < 1`, a probability outside [0, 1], ...) |
+ * | `INVALID_TYPE` | a value has the wrong type or shape (string for a number, a missing field, an unknown enum member) |
+ * | `BACKEND_UNAVAILABLE` | a requested tfjs backend or its npm package is not installed or cannot start |
+ * | `INVALID_STATE` | a stateful helper or a checkpoint is used in a way its state does not allow |
+ */
+export const ErrorCode = {
+  NON_FINITE: 'NON_FINITE',
+  LENGTH_MISMATCH: 'LENGTH_MISMATCH',
+  EMPTY_INPUT: 'EMPTY_INPUT',
+  OUT_OF_RANGE: 'OUT_OF_RANGE',
+  INVALID_TYPE: 'INVALID_TYPE',
+  BACKEND_UNAVAILABLE: 'BACKEND_UNAVAILABLE',
+  INVALID_STATE: 'INVALID_STATE',
+} as const;
+
+/** One of the stable {@link ErrorCode} strings. */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** Where the offending value sits, for programmatic use (the message says the same in words). */
+export interface ErrorDetails {
+  /** The public function that rejected its input, e.g. `groupAdvantages`. */
+  fn?: string;
+  /** The field path as written in the message, e.g. `groups[2][3]` or `opts.eps`. */
+  field?: string;
+  /** The index (or indices, outermost first) of the offending element, when it is an array element. */
+  index?: number[];
+}
+
+/**
+ * The only error type frognano throws for bad input. `code` is stable (see
+ * {@link ErrorCode}); the message names the function, the field and the index,
+ * e.g. `groupAdvantages: groups[1][3] must be a finite number, got NaN`.
+ */
+export class FrognanoError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: ErrorCode;
+  /** The public function that threw. */
+  readonly fn: string | undefined;
+  /** The field path, e.g. `groups[1][3]`. */
+  readonly field: string | undefined;
+  /** Indices of the offending element, outermost first. */
+  readonly index: number[] | undefined;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(details.fn ? `${details.fn}: ${message}` : message);
+    this.name = 'FrognanoError';
+    this.code = code;
+    this.fn = details.fn;
+    this.field = details.field;
+    this.index = details.index;
+  }
+}
+
+/** True when `e` is a {@link FrognanoError} (optionally with the given code). */
+export function isFrognanoError(e: unknown, code?: ErrorCode): e is FrognanoError {
+  return e instanceof FrognanoError && (code === undefined || e.code === code);
+}

@@ -1,0 +1,209 @@
+import { z } from 'zod';
+import { ErrorCode, FrognanoError } from './FrognanoError.js';
+
+/**
+ * Boundary validation shared by every public function.
+ *
+ * Options objects are parsed with zod (they are small). Numeric arrays are
+ * checked with one tight loop each, never element by element through zod, so
+ * that validating a million tokens costs less than computing on them.
+ */
+
+/** A short, readable rendering of a bad value for error messages. */
+export function describeValue(v: unknown): string {
+  if (typeof v === 'number') return Number.isNaN(v) ? 'NaN' : String(v);
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v);
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return `an array of length ${v.length}`;
+  return typeof v;
+}
+
+function isArrayLikeOfAny(v: unknown): v is ArrayLike<unknown> {
+  return Array.isArray(v) || ArrayBuffer.isView(v);
+}
+
+/**
+ * Checks that `value` is an array (or typed array) of finite numbers and
+ * returns it typed. Throws `INVALID_TYPE` for a non-array or a non-number
+ * element, `NON_FINITE` for NaN/±Infinity, `EMPTY_INPUT` when `minLength`
+ * is not met.
+ */
+export function finiteArray(
+  fn: string,
+  field: string,
+  value: unknown,
+  opts: { minLength?: number; indexPrefix?: number[] } = {},
+): ArrayLike<number> {
+  const prefix = opts.indexPrefix ?? [];
+  const where = field + prefix.map((i) => `[${i}]`).join('');
+  if (!isArrayLikeOfAny(value)) {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `${where} must be an array of numbers, got ${describeValue(value)}`, {
+      fn,
+      field: where,
+      index: prefix.length ? prefix : undefined,
+    });
+  }
+  const n = value.length;
+  if (opts.minLength !== undefined && n < opts.minLength) {
+    throw new FrognanoError(
+      ErrorCode.EMPTY_INPUT,
+      `${where} must have at least ${opts.minLength} element${opts.minLength === 1 ? '' : 's'}, got ${n}`,
+      { fn, field: where, index: prefix.length ? prefix : undefined },
+    );
+  }
+  for (let i = 0; i < n; i++) {
+    const x = value[i];
+    // `x - x === 0` is false exactly for NaN, ±Infinity and non-numbers coerced to NaN.
+    if (typeof x !== 'number' || x - x !== 0) badNumber(fn, field, x, [...prefix, i]);
+  }
+  return value as ArrayLike<number>;
+}
+
+/** Checks a finite number (a scalar argument that is not an option). */
+export function finiteNumber(fn: string, field: string, value: unknown): number {
+  if (typeof value !== 'number' || value - value !== 0) badNumber(fn, field, value, []);
+  return value as number;
+}
+
+function badNumber(fn: string, field: string, x: unknown, index: number[]): never {
+  const where = field + index.map((i) => `[${i}]`).join('');
+  if (typeof x !== 'number') {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `${where} must be a finite number, got ${describeValue(x)}`, {
+      fn,
+      field: where,
+      index: index.length ? index : undefined,
+    });
+  }
+  throw new FrognanoError(ErrorCode.NON_FINITE, `${where} must be a finite number, got ${describeValue(x)}`, {
+    fn,
+    field: where,
+    index: index.length ? index : undefined,
+  });
+}
+
+/**
+ * Checks a ragged matrix (array of arrays) of finite numbers.
+ * `minRows` / `minCols` give `EMPTY_INPUT` when not met.
+ */
+export function finiteMatrix(
+  fn: string,
+  field: string,
+  value: unknown,
+  opts: { minRows?: number; minCols?: number } = {},
+): ArrayLike<number>[] {
+  if (!Array.isArray(value)) {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field} must be an array of arrays, got ${describeValue(value)}`, {
+      fn,
+      field,
+    });
+  }
+  if (opts.minRows !== undefined && value.length < opts.minRows) {
+    throw new FrognanoError(ErrorCode.EMPTY_INPUT, `${field} must have at least ${opts.minRows} row(s), got ${value.length}`, {
+      fn,
+      field,
+    });
+  }
+  for (let i = 0; i < value.length; i++) {
+    finiteArray(fn, field, value[i], {
+      minLength: opts.minCols,
+      indexPrefix: [i],
+    });
+  }
+  return value as ArrayLike<number>[];
+}
+
+/** Throws `LENGTH_MISMATCH` unless `a.length === b.length`. */
+export function sameLength(
+  fn: string,
+  fieldA: string,
+  a: { length: number },
+  fieldB: string,
+  b: { length: number },
+): void {
+  if (a.length !== b.length) {
+    throw new FrognanoError(
+      ErrorCode.LENGTH_MISMATCH,
+      `${fieldB} has length ${b.length} but ${fieldA} has length ${a.length}`,
+      { fn, field: fieldB },
+    );
+  }
+}
+
+/** Throws `LENGTH_MISMATCH` unless two ragged matrices have the same shape, naming the first differing row. */
+export function sameShape(
+  fn: string,
+  fieldA: string,
+  a: ArrayLike<ArrayLike<unknown>>,
+  fieldB: string,
+  b: ArrayLike<ArrayLike<unknown>>,
+): void {
+  sameLength(fn, fieldA, a, fieldB, b);
+  for (let i = 0; i < a.length; i++) {
+    const ra = a[i]!;
+    const rb = b[i]!;
+    if (ra.length !== rb.length) {
+      throw new FrognanoError(
+        ErrorCode.LENGTH_MISMATCH,
+        `${fieldB}[${i}] has length ${rb.length} but ${fieldA}[${i}] has length ${ra.length}`,
+        { fn, field: `${fieldB}[${i}]`, index: [i] },
+      );
+    }
+  }
+}
+
+/** Maps one zod issue to a FrognanoError code. */
+function codeOfIssue(issue: z.core.$ZodIssue): ErrorCode {
+  switch (issue.code) {
+    case 'too_small':
+    case 'too_big':
+    case 'not_multiple_of':
+      return ErrorCode.OUT_OF_RANGE;
+    case 'invalid_type': {
+      const received = (issue as { received?: unknown }).received;
+      return received === 'NaN' || received === 'Infinity' || received === '-Infinity'
+        ? ErrorCode.NON_FINITE
+        : ErrorCode.INVALID_TYPE;
+    }
+    case 'custom': {
+      const params = (issue as { params?: { code?: ErrorCode } }).params;
+      return params?.code ?? ErrorCode.OUT_OF_RANGE;
+    }
+    default:
+      return ErrorCode.INVALID_TYPE;
+  }
+}
+
+function pathToField(root: string, path: readonly PropertyKey[]): string {
+  let s = root;
+  for (const p of path) s += typeof p === 'number' ? `[${p}]` : `.${String(p)}`;
+  return s;
+}
+
+/**
+ * Parses `value` with a zod schema and converts the first issue into a
+ * {@link FrognanoError} naming the field (`opts.eps`, `outcome.assistantTokens`).
+ * Use for options objects and small records, not for long numeric arrays.
+ */
+export function parseWith<S extends z.ZodType>(fn: string, root: string, schema: S, value: unknown): z.output<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const field = pathToField(root, issue.path);
+  const index = issue.path.filter((p): p is number => typeof p === 'number');
+  let detail = issue.message;
+  if (issue.code === 'unrecognized_keys') detail = `unknown option(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
+  throw new FrognanoError(codeOfIssue(issue), `${field}: ${detail}`, {
+    fn,
+    field,
+    index: index.length ? index : undefined,
+  });
+}
+
+/** Parses an options object (undefined means `{}`); unknown keys are rejected so typos surface. */
+export function parseOptions<S extends z.ZodType>(fn: string, schema: S, opts: unknown): z.output<S> {
+  return parseWith(fn, 'opts', schema, opts ?? {});
+}
+
+/** zod: a number that may also be +Infinity or -Infinity but not NaN (e.g. `lambdaMax`, `floor`). */
+export const extendedNumber = (): z.ZodType<number> =>
+  z.union([z.number(), z.literal(Infinity), z.literal(-Infinity)]) as unknown as z.ZodType<number>;

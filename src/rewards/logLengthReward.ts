@@ -1,0 +1,39 @@
+import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
+import { finiteNumber } from '../errors/validate.js';
+
+/**
+ * Success-gated logarithmic length reward (FrogNano §4.2).
+ *
+ * ```
+ * r(n) = 1                          if n <= N
+ *      = 1 - alpha * ln(n / N)      otherwise
+ * ```
+ * `n` is the number of assistant-generated tokens (reasoning, text and
+ * tool-call tokens; never tool observations), `N` the budget, `alpha` the
+ * penalty strength. No clamp is applied here: pass `floor` to
+ * {@link shapeReward} to bound it from below.
+ *
+ * @param n - assistant tokens, an integer `>= 0`
+ * @param budget - the allowed budget `N`, `>= 1`
+ * @param alpha - penalty strength, `>= 0`
+ * @throws FrognanoError `NON_FINITE` (NaN/±Infinity), `INVALID_TYPE` (not a number) or
+ *   `OUT_OF_RANGE` (`n` not an integer >= 0, `budget < 1`, `alpha < 0`)
+ * @example logLengthReward(2000, 1000, 0.1) // 1 - 0.1 * ln 2 = 0.93069
+ */
+export function logLengthReward(n: number, budget: number, alpha: number): number {
+  const fn = 'logLengthReward';
+  finiteNumber(fn, 'n', n);
+  finiteNumber(fn, 'budget', budget);
+  finiteNumber(fn, 'alpha', alpha);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `n must be an integer >= 0, got ${n}`, { fn, field: 'n' });
+  }
+  if (budget < 1) throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `budget must be >= 1, got ${budget}`, { fn, field: 'budget' });
+  if (alpha < 0) throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `alpha must be >= 0, got ${alpha}`, { fn, field: 'alpha' });
+  return logLengthUnchecked(n, budget, alpha);
+}
+
+/** The formula of {@link logLengthReward} without validation, for loops over validated input. @internal */
+export function logLengthUnchecked(n: number, budget: number, alpha: number): number {
+  return n <= budget ? 1 : 1 - alpha * Math.log(n / budget);
+}

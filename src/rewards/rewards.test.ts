@@ -1,0 +1,89 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { expectFrognanoError } from '../../test/helpers/expectError.js';
+import { logLengthReward } from './logLengthReward.js';
+import { shapeReward, shapeRewards } from './shapeReward.js';
+
+describe('logLengthReward', () => {
+  it('is 1 within the budget, boundary included', () => {
+    expect(logLengthReward(0, 1000, 0.5)).toBe(1);
+    expect(logLengthReward(1000, 1000, 0.5)).toBe(1);
+  });
+  it('is 1 - alpha ln(n/N) past the budget', () => {
+    expect(logLengthReward(2000, 1000, 0.1)).toBeCloseTo(1 - 0.1 * Math.LN2, 15);
+    expect(logLengthReward(1001, 1000, 1)).toBeCloseTo(1 - Math.log(1.001), 15);
+    // e^10 times the budget with alpha 0.2: 1 - 0.2 * 10 = -1 (no clamp)
+    expect(logLengthReward(Math.round(1000 * Math.exp(10)), 1000, 0.2)).toBeCloseTo(-1, 6);
+  });
+  it('alpha = 0 disables the penalty', () => {
+    expect(logLengthReward(1e9, 1, 0)).toBe(1);
+  });
+  it('is non-increasing in n (property)', () => {
+    fc.assert(
+      fc.property(fc.nat(1e7), fc.nat(1e7), fc.integer({ min: 1, max: 1e6 }), fc.double({ min: 0, max: 5, noNaN: true }), (a, b, N, alpha) => {
+        const [lo, hi] = a <= b ? [a, b] : [b, a];
+        expect(logLengthReward(hi, N, alpha)).toBeLessThanOrEqual(logLengthReward(lo, N, alpha));
+      }),
+    );
+  });
+  it('rejects NaN n', () => expectFrognanoError(() => logLengthReward(NaN, 10, 0.1), 'NON_FINITE', 'n'));
+  it('rejects Infinity budget', () => expectFrognanoError(() => logLengthReward(5, Infinity, 0.1), 'NON_FINITE', 'budget'));
+  it('rejects a negative n', () => expectFrognanoError(() => logLengthReward(-1, 10, 0.1), 'OUT_OF_RANGE', 'n'));
+  it('rejects a fractional n', () => expectFrognanoError(() => logLengthReward(1.5, 10, 0.1), 'OUT_OF_RANGE', 'n'));
+  it('rejects budget < 1', () => expectFrognanoError(() => logLengthReward(5, 0.5, 0.1), 'OUT_OF_RANGE', 'budget'));
+  it('rejects alpha < 0', () => expectFrognanoError(() => logLengthReward(5, 10, -0.1), 'OUT_OF_RANGE', 'alpha'));
+  it('rejects a string', () => expectFrognanoError(() => logLengthReward('5' as unknown as number, 10, 0.1), 'INVALID_TYPE', 'n'));
+});
+
+describe('shapeReward', () => {
+  const opts = { budget: 1000, alpha: 0.1 };
+  it('failure -> 0, whatever else', () => {
+    expect(shapeReward({ success: false, truncated: false, assistantTokens: 10 }, opts)).toBe(0);
+    expect(shapeReward({ success: false, truncated: true, assistantTokens: 1e6 }, opts)).toBe(0);
+  });
+  it('truncated success -> 0.5 without length penalty', () => {
+    expect(shapeReward({ success: true, truncated: true, assistantTokens: 1e6 }, opts)).toBe(0.5);
+    expect(shapeReward({ success: true, truncated: true, assistantTokens: 5 }, { ...opts, truncatedReward: 0.25 })).toBe(0.25);
+  });
+  it('completed success -> the log-length reward', () => {
+    expect(shapeReward({ success: true, truncated: false, assistantTokens: 500 }, opts)).toBe(1);
+    expect(shapeReward({ success: true, truncated: false, assistantTokens: 2000 }, opts)).toBeCloseTo(1 - 0.1 * Math.LN2, 15);
+  });
+  it('lengthPenalty: false -> 1', () => {
+    expect(shapeReward({ success: true, truncated: false, assistantTokens: 1e6 }, { ...opts, lengthPenalty: false })).toBe(1);
+  });
+  it('floor clamps the penalised reward', () => {
+    const r = shapeReward({ success: true, truncated: false, assistantTokens: 1e9 }, { budget: 1, alpha: 1, floor: 0.1 });
+    expect(r).toBe(0.1);
+    expect(shapeReward({ success: true, truncated: false, assistantTokens: 1e9 }, { budget: 1, alpha: 1 })).toBeCloseTo(1 - Math.log(1e9), 12);
+  });
+  it('shapeRewards maps a batch and returns the raw outcomes', () => {
+    const out = shapeRewards(
+      [
+        { success: true, truncated: false, assistantTokens: 2000 },
+        { success: true, truncated: true, assistantTokens: 10 },
+        { success: false, truncated: false, assistantTokens: 10 },
+      ],
+      opts,
+    );
+    expect(out.rewards[0]).toBeCloseTo(1 - 0.1 * Math.LN2, 15);
+    expect(out.rewards.slice(1)).toEqual([0.5, 0]);
+    expect(out.raw).toEqual([1, 1, 0]);
+  });
+  it('rejects a missing field', () =>
+    expectFrognanoError(() => shapeReward({ success: true, truncated: false } as never, opts), 'INVALID_TYPE', 'outcome.assistantTokens'));
+  it('rejects NaN assistantTokens', () =>
+    expectFrognanoError(() => shapeReward({ success: true, truncated: false, assistantTokens: NaN }, opts), 'NON_FINITE', 'outcome.assistantTokens'));
+  it('rejects a negative budget', () =>
+    expectFrognanoError(() => shapeReward({ success: true, truncated: false, assistantTokens: 1 }, { budget: -5, alpha: 0.1 }), 'OUT_OF_RANGE', 'opts.budget'));
+  it('rejects alpha < 0', () =>
+    expectFrognanoError(() => shapeReward({ success: true, truncated: false, assistantTokens: 1 }, { budget: 5, alpha: -1 }), 'OUT_OF_RANGE', 'opts.alpha'));
+  it('rejects an unknown option (typo)', () =>
+    expectFrognanoError(() => shapeReward({ success: true, truncated: false, assistantTokens: 1 }, { budget: 5, alpha: 1, alhpa: 2 } as never), 'INVALID_TYPE', 'alhpa'));
+  it('names the index of a bad outcome in a batch', () =>
+    expectFrognanoError(
+      () => shapeRewards([{ success: true, truncated: false, assistantTokens: 1 }, { success: true, truncated: false, assistantTokens: -3 }], opts),
+      'OUT_OF_RANGE',
+      'outcomes[1].assistantTokens',
+    ));
+});

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { extendedNumber, parseOptions, parseWith } from '../errors/validate.js';
+import { logLengthUnchecked } from './logLengthReward.js';
+
+/** The verifier's verdict on one rollout (FrogNano §4.2; SPEC §1). */
+export const OutcomeSchema = z.object({
+  /** All grading tests pass. */
+  success: z.boolean(),
+  /** The rollout ended on a budget limit (context, per-turn tokens, turns or wall time) rather than by the agent stopping. */
+  truncated: z.boolean(),
+  /** Tokens the model generated (reasoning, text, tool calls), never tool observations. Integer >= 0. */
+  assistantTokens: z.number().int().min(0),
+});
+/** The verifier's verdict on one rollout. */
+export type Outcome = z.infer<typeof OutcomeSchema>;
+
+/** Options of {@link shapeReward}. */
+export const ShapeRewardOptionsSchema = z
+  .object({
+    /** Assistant-token budget `N` of the log-length penalty (>= 1). */
+    budget: z.number().min(1),
+    /** Penalty strength `alpha` (>= 0). */
+    alpha: z.number().min(0),
+    /** Reward of a success that hit a rollout-budget limit. Default 0.5 (FrogNano §4.2). */
+    truncatedReward: z.number().default(0.5),
+    /** Apply the log-length penalty to completed successes. Default true (FrogNano turns it on from iteration 3). */
+    lengthPenalty: z.boolean().default(true),
+    /** Lower bound of the penalised reward. Default -Infinity (no clamp). */
+    floor: extendedNumber().default(-Infinity),
+  })
+  .strict();
+/** Options of {@link shapeReward} as the caller writes them. */
+export type ShapeRewardOptions = z.input<typeof ShapeRewardOptionsSchema>;
+
+/**
+ * The FrogNano shaped reward of one rollout (FrogNano §4.2; SPEC §1).
+ *
+ * ```
+ * not success                      -> 0
+ * success and truncated            -> truncatedReward            (0.5; no length penalty)
+ * success, completed               -> lengthPenalty ? max(floor, logLengthReward(n, N, alpha)) : 1
+ * ```
+ * Keep the raw outcome (`success ? 1 : 0`) too: the zero-variance filter of
+ * {@link groupAdvantages} runs on raw outcomes, not on shaped rewards.
+ *
+ * @throws FrognanoError `INVALID_TYPE`, `NON_FINITE` or `OUT_OF_RANGE` naming `outcome.*` or `opts.*`
+ * @example shapeReward({ success: true, truncated: false, assistantTokens: 2000 }, { budget: 1000, alpha: 0.1 }) // 0.93069
+ */
+export function shapeReward(outcome: Outcome, opts: ShapeRewardOptions): number {
+  const fn = 'shapeReward';
+  const o = parseWith(fn, 'outcome', OutcomeSchema, outcome);
+  const p = parseOptions(fn, ShapeRewardOptionsSchema, opts);
+  return shapeParsed(o, p);
+}
+
+/** {@link shapeReward} on already validated input: for loops over many outcomes. @internal */
+export function shapeParsed(o: Outcome, p: z.output<typeof ShapeRewardOptionsSchema>): number {
+  if (!o.success) return 0;
+  if (o.truncated) return p.truncatedReward;
+  if (!p.lengthPenalty) return 1;
+  return Math.max(p.floor, logLengthUnchecked(o.assistantTokens, p.budget, p.alpha));
+}
+
+/**
+ * {@link shapeReward} over many outcomes with one options parse, e.g. a whole
+ * rollout batch. Returns the shaped rewards and the raw outcomes (1 / 0) to pass
+ * as `filterBy` to {@link groupAdvantages}.
+ */
+export function shapeRewards(outcomes: readonly Outcome[], opts: ShapeRewardOptions): { rewards: number[]; raw: number[] } {
+  const fn = 'shapeRewards';
+  const p = parseOptions(fn, ShapeRewardOptionsSchema, opts);
+  const arr = parseWith(fn, 'outcomes', z.array(OutcomeSchema), outcomes);
+  return { rewards: arr.map((o) => shapeParsed(o, p)), raw: arr.map((o) => (o.success ? 1 : 0)) };
+}
