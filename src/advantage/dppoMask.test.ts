@@ -1,0 +1,112 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { expectFrognanoError } from '../../test/helpers/expectError.js';
+import { dppoMask, dppoMaskWithStats } from './dppoMask.js';
+
+const L = Math.log;
+
+describe('dppoMask (Binary-TV)', () => {
+  it('drops a positive token whose probability rose by more than delta', () => {
+    expect(dppoMask([L(0.9)], [L(0.5)], [1])).toEqual([0]); // dp = 0.4
+    expect(dppoMask([L(0.65)], [L(0.5)], [1])).toEqual([1]); // dp = 0.15
+  });
+  it('drops a non-positive token whose probability fell by more than delta (A = 0 counts as non-positive)', () => {
+    expect(dppoMask([L(0.1)], [L(0.5)], [-1])).toEqual([0]);
+    expect(dppoMask([L(0.1)], [L(0.5)], [0])).toEqual([0]);
+    expect(dppoMask([L(0.4)], [L(0.5)], [-1])).toEqual([1]);
+  });
+  it('never drops a move in the safe direction, however large', () => {
+    expect(dppoMask([L(0.01)], [L(0.99)], [1])).toEqual([1]); // A>0, p fell
+    expect(dppoMask([L(0.99)], [L(0.01)], [-1])).toEqual([1]); // A<=0, p rose
+  });
+  it('comparisons are strict at the threshold (dyadic numbers, exact in float64)', () => {
+    // With delta set to exactly the float64 p - q, the token sits on the threshold and is kept.
+    const p = Math.exp(L(0.75));
+    const q = Math.exp(L(0.5));
+    expect(dppoMask([L(0.75)], [L(0.5)], [1], { delta: p - q })).toEqual([1]);
+    expect(dppoMask([L(0.5)], [L(0.75)], [-1], { delta: p - q })).toEqual([1]);
+    // A hair less and it is dropped.
+    expect(dppoMask([L(0.75)], [L(0.5)], [1], { delta: (p - q) * (1 - 1e-12) })).toEqual([0]);
+  });
+  it('deltaLow and deltaHigh act on their own side', () => {
+    const lpN = [L(0.8), L(0.2)];
+    const lpR = [L(0.5), L(0.5)];
+    expect(dppoMask(lpN, lpR, [1, -1], { deltaHigh: 0.35, deltaLow: 0.1 })).toEqual([1, 0]);
+    expect(dppoMask(lpN, lpR, [1, -1], { deltaHigh: 0.1, deltaLow: 0.35 })).toEqual([0, 1]);
+    expect(dppoMask(lpN, lpR, [1, -1], { delta: 0.1, deltaLow: 0.35 })).toEqual([0, 1]);
+  });
+  it('with stats: counts kept and dropped by sign, mean rho', () => {
+    const s = dppoMaskWithStats([L(0.9), L(0.1), L(0.5), L(0.5)], [L(0.5), L(0.5), L(0.5), L(0.25)], [1, -1, 1, -1]);
+    expect(s.mask).toEqual([0, 0, 1, 1]);
+    expect(s.kept).toBe(2);
+    expect(s.droppedPositive).toBe(1);
+    expect(s.droppedNegative).toBe(1);
+    expect(s.meanRho).toBeCloseTo((1.8 + 0.2 + 1 + 2) / 4, 12);
+  });
+  it('empty input gives an empty mask', () => {
+    expect(dppoMask([], [], [])).toEqual([]);
+  });
+  it('property: a move in the safe direction is never dropped', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.double({ min: 1e-6, max: 1, noNaN: true }), fc.double({ min: 1e-6, max: 1, noNaN: true }), fc.double({ min: -3, max: 3, noNaN: true })), { maxLength: 50 }),
+        fc.constantFrom<'tv' | 'kl'>('tv', 'kl'),
+        (rows, divergence) => {
+          const m = dppoMask(rows.map((r) => L(r[0])), rows.map((r) => L(r[1])), rows.map((r) => r[2]), { divergence });
+          rows.forEach(([p, q, a], t) => {
+            if ((a > 0 && p <= q) || (a <= 0 && p >= q)) expect(m[t]).toBe(1);
+          });
+        },
+      ),
+    );
+  });
+  it('property: the TV mask equals the SPEC rule token by token', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.double({ min: 1e-6, max: 1, noNaN: true }), fc.double({ min: 1e-6, max: 1, noNaN: true }), fc.double({ min: -3, max: 3, noNaN: true })), { maxLength: 50 }),
+        fc.double({ min: 0.01, max: 0.9, noNaN: true }),
+        (rows, delta) => {
+          const lpN = rows.map((r) => L(r[0]));
+          const lpR = rows.map((r) => L(r[1]));
+          const m = dppoMask(lpN, lpR, rows.map((r) => r[2]), { delta });
+          rows.forEach(([, , a], t) => {
+            const dp = Math.exp(lpN[t]!) - Math.exp(lpR[t]!);
+            expect(m[t]).toBe((a > 0 && dp > delta) || (a <= 0 && dp < -delta) ? 0 : 1);
+          });
+        },
+      ),
+    );
+  });
+});
+
+describe('dppoMask (Binary-KL)', () => {
+  const kl = (p: number, q: number) => q * (L(q) - L(p)) + (1 - q) * L((1 - q + 1e-8) / (1 - p + 1e-8));
+  it('drops a positive token that rose with KL > delta, keeps one below', () => {
+    expect(kl(0.9, 0.5)).toBeGreaterThan(0.2);
+    expect(dppoMask([L(0.9)], [L(0.5)], [1], { divergence: 'kl' })).toEqual([0]);
+    expect(kl(0.6, 0.5)).toBeLessThan(0.2);
+    expect(dppoMask([L(0.6)], [L(0.5)], [1], { divergence: 'kl' })).toEqual([1]);
+  });
+  it('drops a negative token that fell with KL > delta', () => {
+    expect(kl(0.05, 0.5)).toBeGreaterThan(0.2);
+    expect(dppoMask([L(0.05)], [L(0.5)], [-1], { divergence: 'kl' })).toEqual([0]);
+  });
+  it('KL and TV can disagree: a small move near p = 1 is large in KL', () => {
+    // q = 0.95 -> p = 0.999999: dp = 0.05 (TV keeps) but KL = 0.05 ln(0.05/1e-6)... > 0.2 (KL drops)
+    expect(kl(0.999999, 0.95)).toBeGreaterThan(0.2);
+    expect(dppoMask([L(0.999999)], [L(0.95)], [1])).toEqual([1]);
+    expect(dppoMask([L(0.999999)], [L(0.95)], [1], { divergence: 'kl' })).toEqual([0]);
+  });
+});
+
+describe('dppoMask bad input', () => {
+  it('rejects NaN logpNew', () => expectFrognanoError(() => dppoMask([NaN], [-1], [1]), 'NON_FINITE', 'logpNew[0]'));
+  it('rejects -Infinity logpRollout', () => expectFrognanoError(() => dppoMask([-1, -1], [-1, -Infinity], [1, 1]), 'NON_FINITE', 'logpRollout[1]'));
+  it('rejects Infinity advantages', () => expectFrognanoError(() => dppoMask([-1], [-1], [Infinity]), 'NON_FINITE', 'advantages[0]'));
+  it('rejects a positive log-prob (logits passed by mistake)', () => expectFrognanoError(() => dppoMask([2.3], [-1], [1]), 'OUT_OF_RANGE', 'logpNew[0]'));
+  it('rejects a length mismatch of logpRollout', () => expectFrognanoError(() => dppoMask([-1, -1], [-1], [1, 1]), 'LENGTH_MISMATCH', 'logpRollout'));
+  it('rejects a length mismatch of advantages', () => expectFrognanoError(() => dppoMask([-1], [-1], [1, 1]), 'LENGTH_MISMATCH', 'advantages'));
+  it('rejects delta <= 0', () => expectFrognanoError(() => dppoMask([-1], [-1], [1], { delta: 0 }), 'OUT_OF_RANGE', 'opts.delta'));
+  it('rejects deltaLow <= 0', () => expectFrognanoError(() => dppoMask([-1], [-1], [1], { deltaLow: -0.1 }), 'OUT_OF_RANGE', 'opts.deltaLow'));
+  it('rejects an unknown divergence', () => expectFrognanoError(() => dppoMask([-1], [-1], [1], { divergence: 'js' as never }), 'INVALID_TYPE', 'opts.divergence'));
+});
