@@ -1,0 +1,12 @@
+/**
+ * frognano: reinforcement-learning primitives and reward shaping for training
+ * coding agents, from FrogNano, GAGAR and Verification Horizon.
+ *
+ * The root entry re-exports every module, the tfjs losses included (so it loads
+ * `@tensorflow/tfjs`). Import a subpath such as `frognano/advantage` to use
+ * the array primitives without loading a tensor engine.
+ * @module frognano
+ */
+export * from './errors/index.js';
+export * from './rewards/index.js';
+export * from './advantage/index.js';
