@@ -92,7 +92,8 @@ export function dppoMaskWithStats(
   sameLength(fn, 'logpNew', logpNew, 'advantages', advantages);
 
   const n = logpNew.length;
-  const mask = new Array<number>(n);
+  // fill(0) keeps a packed array (new Array(n) alone is holey, and slow past 64K elements).
+  const mask = new Array<number>(n).fill(0);
   let kept = 0;
   let droppedPositive = 0;
   let droppedNegative = 0;
@@ -104,7 +105,8 @@ export function dppoMaskWithStats(
     const p = Math.exp(lp);
     const q = Math.exp(lq);
     const positive = advantages[t]! > 0;
-    rhoSum += Math.exp(lp - lq);
+    // rho = p / q; exp(lp - lq) only when q underflowed (lq < -745).
+    rhoSum += q > 0 ? p / q : Math.exp(lp - lq);
     let drop: boolean;
     if (kl) {
       const d = q * (lq - lp) + (1 - q) * Math.log((1 - q + 1e-8) / (1 - p + 1e-8));
@@ -113,14 +115,11 @@ export function dppoMaskWithStats(
       const dp = p - q;
       drop = positive ? dp > hi : dp < -lo;
     }
-    if (drop) {
-      mask[t] = 0;
-      if (positive) droppedPositive++;
-      else droppedNegative++;
-    } else {
+    if (!drop) {
       mask[t] = 1;
       kept++;
-    }
+    } else if (positive) droppedPositive++;
+    else droppedNegative++;
   }
   return { mask, kept, droppedPositive, droppedNegative, meanRho: n === 0 ? 1 : rhoSum / n };
 }
@@ -129,7 +128,7 @@ export function dppoMaskWithStats(
 export function checkLogProbs(fn: string, field: string, xs: ArrayLike<number>): void {
   finiteArray(fn, field, xs);
   for (let t = 0; t < xs.length; t++) {
-    if (xs[t]! > LOGP_TOLERANCE) {
+    if ((xs[t] as number) > LOGP_TOLERANCE) {
       throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `${field}[${t}] must be a log-probability (<= 0), got ${xs[t]}`, {
         fn,
         field: `${field}[${t}]`,

@@ -1,0 +1,93 @@
+/**
+ * The package as a user gets it: `npm pack`, install the tarball into a scratch
+ * project, import the root and the subpaths. Also the self-reference from inside
+ * this repo after a build. Slow (an npm install), so it runs once per suite.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../..');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+let work: string;
+let tarball: string;
+
+function run(cmd: string, args: string[], cwd: string): string {
+  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_loglevel: 'error' } });
+}
+
+function node(script: string, cwd: string): string {
+  return run(process.execPath, ['--input-type=module', '-e', script], cwd).trim();
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'frognano-pack-'));
+  // prepack builds dist/ first.
+  run(npm, ['pack', '--pack-destination', work], root);
+  const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'));
+  if (!tgz) throw new Error('npm pack produced no tarball');
+  tarball = join(work, tgz);
+}, 240_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('self-reference after build', () => {
+  it("import { groupAdvantages } from 'frognano' works inside the package (dist, no source condition)", () => {
+    const out = node(
+      "import { groupAdvantages } from 'frognano'; console.log(JSON.stringify(groupAdvantages([[1,0,0,1]], { std: 'population', eps: 0 })));",
+      root,
+    );
+    expect(JSON.parse(out)).toEqual({ advantages: [[1, -1, -1, 1]], kept: [true] });
+  });
+});
+
+describe('the packed tarball in a scratch project', () => {
+  it('ships dist with types and no tests', () => {
+    const list = run('tar', ['-tzf', tarball], work).split('\n');
+    expect(list).toContain('package/dist/index.js');
+    expect(list).toContain('package/dist/index.d.ts');
+    expect(list).toContain('package/dist/advantage/index.js');
+    expect(list.some((f) => f.endsWith('.test.ts') || f.endsWith('.test.js'))).toBe(false);
+  });
+
+  it('installs without tfjs, and the light subpaths import without a tensor engine', () => {
+    const app = join(work, 'app-light');
+    run('mkdir', ['-p', app], work);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app-light', version: '1.0.0', type: 'module', private: true }));
+    // --legacy-peer-deps: do not auto-install the @tensorflow/tfjs peer.
+    run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--legacy-peer-deps', tarball], app);
+    expect(existsSync(join(app, 'node_modules/@tensorflow/tfjs'))).toBe(false);
+    const out = node(
+      [
+        "import { groupAdvantages, dppoMask } from 'frognano/advantage';",
+        "import { shapeReward } from 'frognano/rewards';",
+        "import { gagarRedistribute } from 'frognano/judges';",
+        "import { passAtK } from 'frognano/metrics';",
+        "import { FrognanoError } from 'frognano/errors';",
+        'const a = groupAdvantages([[1, 1, 0, 0]], { scale: "none" }).advantages[0];',
+        'const g = gagarRedistribute([1, 1, 0, 0], [1, 0.2, 1, 1], { lambdaMax: Infinity });',
+        'let code; try { passAtK(3, 5, 1); } catch (e) { code = e instanceof FrognanoError ? e.code : "other"; }',
+        'console.log(JSON.stringify({ a, g: g.map((x) => +x.toFixed(4)), m: dppoMask([Math.log(0.9)], [Math.log(0.5)], [1]), r: shapeReward({ success: true, truncated: true, assistantTokens: 9 }, { budget: 5, alpha: 1 }), code }));',
+      ].join('\n'),
+      app,
+    );
+    expect(JSON.parse(out)).toEqual({ a: [0.5, 0.5, -0.5, -0.5], g: [0.8333, 0.1667, -0.5, -0.5], m: [0], r: 0.5, code: 'OUT_OF_RANGE' });
+  }, 240_000);
+
+  it('with the tfjs peer installed, the root entry exports the losses too', () => {
+    const app = join(work, 'app-full');
+    run('mkdir', ['-p', app], work);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app-full', version: '1.0.0', type: 'module', private: true }));
+    run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
+    expect(existsSync(join(app, 'node_modules/@tensorflow/tfjs'))).toBe(true);
+    const out = node(
+      "import { groupAdvantages, dppoLoss } from 'frognano'; console.log(typeof groupAdvantages, typeof dppoLoss);",
+      app,
+    );
+    expect(out).toBe('function function');
+  }, 300_000);
+});
