@@ -10,3 +10,7 @@
 export * from './errors/index.js';
 export * from './rewards/index.js';
 export * from './advantage/index.js';
+export * from './judges/index.js';
+export * from './metrics/index.js';
+export * from './curriculum/index.js';
+export * from './compaction/index.js';

@@ -159,6 +159,8 @@ function codeOfIssue(issue: z.core.$ZodIssue): ErrorCode {
     case 'not_multiple_of':
       return ErrorCode.OUT_OF_RANGE;
     case 'invalid_type': {
+      // A fractional number where an integer is required is a value out of its domain, not a wrong type.
+      if ((issue as { expected?: unknown }).expected === 'int') return ErrorCode.OUT_OF_RANGE;
       const received = (issue as { received?: unknown }).received;
       return received === 'NaN' || received === 'Infinity' || received === '-Infinity'
         ? ErrorCode.NON_FINITE
