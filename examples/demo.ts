@@ -14,7 +14,7 @@ import {
   broadcastToTokens,
   dppoMaskWithStats,
   gagarCoefficients,
-  gagarRedistribute,
+  gagarRedistributeDetailed,
   gagarWeightedScore,
   groupAdvantages,
   shapeRewards,
@@ -86,7 +86,8 @@ for (const [gi, g] of groups.entries()) {
     );
     succIdx.forEach((i, k) => (coefs[i] = c[k]!));
   }
-  const gagar = gagarRedistribute(raw, coefs, config.gagar);
+  const gd = gagarRedistributeDetailed(raw, coefs, config.gagar);
+  const gagar = gd.advantages;
 
   // DPPO mask on each rollout's generated tokens, with its FrogNano advantage broadcast to tokens.
   const tokenAdv = broadcastToTokens(adv, g.rollouts.map((r) => r.lossMask));
@@ -108,6 +109,11 @@ for (const [gi, g] of groups.entries()) {
     }
     console.log(
       `   ${pad(String(j), 3)}${pad(r.success ? 'yes' : 'no', 4)}${pad(r.truncated ? 'yes' : '', 6)}${String(r.assistantTokens).padStart(7)} ${fmt(rewards[j]!, 3)} ${fmt(adv[j]!, 3)}  ${pad(r.judge?.tier ?? '', 5)}${r.judge ? weighted[j]!.toFixed(2).padStart(5) : '     '} ${r.judge ? coefs[j]!.toFixed(2).padStart(6) : '      '} ${fmt(gagar[j]!, 3)}   ${kept ? `${s.kept}/${gen.length}` : '-'}`,
+    );
+  }
+  if (gd.kept) {
+    console.log(
+      `   GAGAR lambda = ${gd.lambda.toFixed(3)}${gd.capped ? ` > lambdaMax: capped at ${gd.lambdaUsed}, group mean ${gd.shift.toFixed(3)} subtracted` : ' (positive mass conserved, failures unchanged)'}`,
     );
   }
   console.log('');
