@@ -14,3 +14,4 @@ export * from './judges/index.js';
 export * from './metrics/index.js';
 export * from './curriculum/index.js';
 export * from './compaction/index.js';
+export * from './schema/index.js';

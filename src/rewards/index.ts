@@ -4,5 +4,5 @@
  * @module rewards
  */
 export { logLengthReward } from './logLengthReward.js';
-export { shapeReward, shapeRewards, OutcomeSchema, ShapeRewardOptionsSchema } from './shapeReward.js';
-export type { Outcome, ShapeRewardOptions } from './shapeReward.js';
+export { shapeReward, shapeRewards, ShapeRewardOptionsSchema } from './shapeReward.js';
+export type { ShapeRewardOptions } from './shapeReward.js';
