@@ -1,0 +1,60 @@
+import * as tf from '@tensorflow/tfjs';
+import { describe, expect, it } from 'vitest';
+import { expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
+import { useBackend } from './useBackend.js';
+
+// The real packages: @tensorflow/tfjs and @tensorflow/tfjs-backend-wasm are installed
+// here; @tensorflow/tfjs-node-gpu, @tensorflow/tfjs-backend-webgpu and webgpu are not.
+describe('useBackend', () => {
+  it("'cpu' is always there", async () => {
+    expect(await useBackend('cpu')).toEqual({ backend: 'cpu', package: '@tensorflow/tfjs' });
+    expect(tf.getBackend()).toBe('cpu');
+  });
+
+  it("'wasm' loads @tensorflow/tfjs-backend-wasm and computes", async () => {
+    expect(await useBackend('wasm')).toEqual({ backend: 'wasm', package: '@tensorflow/tfjs-backend-wasm' });
+    expect(tf.getBackend()).toBe('wasm');
+    const y = tf.matMul(tf.tensor2d([[1, 2], [3, 4]]), tf.tensor2d([[5], [6]]));
+    expect(Array.from(y.dataSync())).toEqual([17, 39]);
+    // the runtime offers SIMD, so tfjs picks the SIMD binary (wasmSimd.test.ts proves it is the one loaded)
+    expect(await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')).toBe(true);
+  });
+
+  it("'cuda' without @tensorflow/tfjs-node-gpu: BACKEND_UNAVAILABLE naming the package and CUDA 11.2 / cuDNN 8.1; the previous backend stays", async () => {
+    await useBackend('cpu');
+    const err = await expectFrognanoErrorAsync(
+      () => useBackend('cuda'),
+      'BACKEND_UNAVAILABLE',
+      'useBackend',
+      "'cuda'",
+      '@tensorflow/tfjs-node-gpu',
+      'CUDA 11.2',
+      'cuDNN 8.1',
+      'libtensorflow',
+    );
+    expect(err.field).toBe('name');
+    expect(tf.getBackend()).toBe('cpu');
+  });
+
+  it("'webgpu' in Node without the webgpu package: BACKEND_UNAVAILABLE naming webgpu and @tensorflow/tfjs-backend-webgpu", async () => {
+    await expectFrognanoErrorAsync(() => useBackend('webgpu'), 'BACKEND_UNAVAILABLE', "'webgpu'", '`webgpu` package', '@tensorflow/tfjs-backend-webgpu', 'Vulkan');
+    expect(tf.getBackend()).toBe('cpu');
+  });
+
+  it("'auto' tries cuda, webgpu, wasm, cpu in order and reports what it skipped", async () => {
+    const sel = await useBackend('auto');
+    expect(sel.backend).toBe('wasm');
+    expect(sel.package).toBe('@tensorflow/tfjs-backend-wasm');
+    expect(sel.skipped?.map((s) => s.name)).toEqual(['cuda', 'webgpu']);
+    expect(sel.skipped?.[0]?.reason).toContain('@tensorflow/tfjs-node-gpu');
+    expect(tf.getBackend()).toBe('wasm');
+  });
+
+  it('rejects an unknown backend name', async () => {
+    await expectFrognanoErrorAsync(() => useBackend('webgl' as never), 'INVALID_TYPE', 'name');
+  });
+
+  it('rejects a non-function importModule', async () => {
+    await expectFrognanoErrorAsync(() => useBackend('cpu', { importModule: 'x' as never }), 'INVALID_TYPE', 'opts.importModule');
+  });
+});

@@ -1,0 +1,33 @@
+import * as tf from '@tensorflow/tfjs';
+import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
+import { assertTensor, checkFiniteOnDevice } from './tensorUtils.js';
+
+/**
+ * Entropy of the next-token distribution at every position:
+ * `H[...] = -sum_v softmax(logits)[..., v] * log_softmax(logits)[..., v]` (nats).
+ *
+ * Stable (computed from the log-softmax, so `0 * log 0` never appears: an
+ * underflowed probability multiplies a finite log-prob) and differentiable.
+ * For logging (entropy collapse is the failure FrogNano's consolidation step
+ * works against, App. C); the DPPO loss itself has no entropy bonus.
+ *
+ * @param logits - float tensor `[..., V]`, `V >= 1`
+ * @returns float32 tensor `[...]`, each value in `[0, ln V]`; the caller owns it
+ * @throws FrognanoError `INVALID_TYPE` (not a tensor, rank 0), `EMPTY_INPUT` (`V = 0`), `NON_FINITE` (NaN/±Infinity logit)
+ * @example tokenEntropy(tf.tensor2d([[0, 0, 0, 0]])) // [ln 4]
+ */
+export function tokenEntropy(logits: tf.Tensor): tf.Tensor {
+  const fn = 'tokenEntropy';
+  assertTensor(fn, 'logits', logits);
+  if (logits.rank < 1) {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, 'logits must have rank >= 1 ([..., V]), got a scalar', { fn, field: 'logits' });
+  }
+  if (logits.shape[logits.rank - 1] === 0) {
+    throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'logits must have a vocabulary dimension V >= 1, got 0', { fn, field: 'logits' });
+  }
+  checkFiniteOnDevice(fn, 'logits', logits);
+  return tf.tidy(() => {
+    const logp = tf.logSoftmax(logits.dtype === 'float32' ? logits : tf.cast(logits, 'float32'));
+    return tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1));
+  });
+}

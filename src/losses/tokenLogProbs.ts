@@ -1,0 +1,92 @@
+import * as tf from '@tensorflow/tfjs';
+import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
+import { assertTensor, checkFiniteOnDevice, elementPath, readValues } from './tensorUtils.js';
+
+/**
+ * Log-probabilities of the sampled tokens: `logp[..., t] = log_softmax(logits[..., t, :])[targets[..., t]]`.
+ *
+ * Numerically stable (log-softmax subtracts the row maximum before `exp`) and
+ * differentiable with respect to `logits`. The pick is a one-hot product summed
+ * over the vocabulary rather than a `gather`, because the `wasm` backend has no
+ * kernel for gather's gradient (`UnsortedSegmentSum`); it costs one `[..., V]`
+ * one-hot, the size of the logits. Feed the result to {@link dppoLoss} as
+ * `logpNew`, or to {@link sftLoss} / {@link rwSftLoss} / {@link spanKtoLoss}.
+ *
+ * Validation reads `targets` (small) and checks the logits for NaN/±Infinity on
+ * the device, reading back one number.
+ *
+ * @param logits - float tensor `[..., V]` (e.g. `[T, V]` or `[B, T, V]`), `V >= 1`
+ * @param targets - integer tensor `[...]` (the logits' shape without `V`), values in `[0, V)`
+ * @returns float32 tensor `[...]` of log-probs (each `<= 0`); the caller owns it
+ * @throws FrognanoError `INVALID_TYPE` (not a tensor, rank-0 logits), `LENGTH_MISMATCH` (shapes),
+ *   `EMPTY_INPUT` (`V = 0`), `OUT_OF_RANGE` (a target outside `[0, V)` or not an integer),
+ *   `NON_FINITE` (NaN/±Infinity logit)
+ * @example tokenLogProbs(tf.tensor2d([[0, Math.log(3)]]), tf.tensor1d([1], 'int32')) // [log(3/4)]
+ */
+export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor): tf.Tensor {
+  const fn = 'tokenLogProbs';
+  checkLogitsAndTargets(fn, logits, targets);
+  return tf.tidy(() => tokenLogProbsUnchecked(logits, targets));
+}
+
+/** Checks `logits [..., V]` and `targets [...]` as {@link tokenLogProbs} documents. @internal */
+export function checkLogitsAndTargets(
+  fn: string,
+  logits: tf.Tensor,
+  targets: tf.Tensor,
+  names: { logits: string; targets: string } = { logits: 'logits', targets: 'targets' },
+): void {
+  assertTensor(fn, names.logits, logits);
+  assertTensor(fn, names.targets, targets);
+  if (logits.rank < 1) {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `${names.logits} must have rank >= 1 ([..., V]), got a scalar`, {
+      fn,
+      field: names.logits,
+    });
+  }
+  const V = logits.shape[logits.rank - 1]!;
+  if (V === 0) {
+    throw new FrognanoError(ErrorCode.EMPTY_INPUT, `${names.logits} must have a vocabulary dimension V >= 1, got 0`, {
+      fn,
+      field: names.logits,
+    });
+  }
+  const lead = logits.shape.slice(0, -1);
+  if (targets.rank !== lead.length || targets.shape.some((n, i) => n !== lead[i])) {
+    throw new FrognanoError(
+      ErrorCode.LENGTH_MISMATCH,
+      `${names.targets} has shape [${targets.shape.join(', ')}] but ${names.logits} [${logits.shape.join(', ')}] needs [${lead.join(', ')}]`,
+      { fn, field: names.targets },
+    );
+  }
+  const tv = readValues(targets);
+  for (let i = 0; i < tv.length; i++) {
+    const v = tv[i]!;
+    if (!Number.isInteger(v) || v < 0 || v >= V) {
+      const { where, index } = elementPath(names.targets, targets.shape, i);
+      throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `${where} must be an integer token id in [0, ${V}), got ${v}`, {
+        fn,
+        field: where,
+        index,
+      });
+    }
+  }
+  checkFiniteOnDevice(fn, names.logits, logits);
+}
+
+/**
+ * A float32 one-hot `[..., V]`. Built as int32 and cast: the wasm backend of
+ * tfjs 4.22 ignores `dtype: 'float32'` in `oneHot` and writes int32 bit
+ * patterns (1 reads as 1.4e-45). Call inside `tf.tidy`. @internal
+ */
+export function oneHotFloat(indices: tf.Tensor, depth: number): tf.Tensor {
+  return tf.cast(tf.oneHot(indices, depth), 'float32');
+}
+
+/** {@link tokenLogProbs} without validation; call inside `tf.tidy`. @internal */
+export function tokenLogProbsUnchecked(logits: tf.Tensor, targets: tf.Tensor): tf.Tensor {
+  const V = logits.shape[logits.rank - 1]!;
+  const logp = tf.logSoftmax(logits.dtype === 'float32' ? logits : tf.cast(logits, 'float32'));
+  const onehot = oneHotFloat(tf.cast(targets, 'int32'), V);
+  return tf.sum(tf.mul(logp, onehot), -1);
+}
