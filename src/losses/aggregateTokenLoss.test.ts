@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { useBackend } from '../backend/useBackend.js';
+import { TEST_BACKENDS } from '../../test/helpers/backends.js';
 import { aggregateTokenLoss } from './aggregateTokenLoss.js';
 
 // verl agg_loss, written out by hand for
@@ -18,7 +19,7 @@ const MASK = [
   [0, 0, 0],
 ];
 
-describe.each(['cpu', 'wasm'] as const)('aggregateTokenLoss on %s', (backend) => {
+describe.each(TEST_BACKENDS)('aggregateTokenLoss on %s', (backend) => {
   beforeAll(async () => {
     await useBackend(backend);
   });

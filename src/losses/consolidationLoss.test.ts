@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { useBackend } from '../backend/useBackend.js';
+import { TEST_BACKENDS } from '../../test/helpers/backends.js';
 import { consolidationLoss } from './consolidationLoss.js';
 import { numericGradient } from './numericGradient.js';
 
@@ -53,7 +54,7 @@ const REF = [
 const TARGETS = [1, 3, 0, 4]; // KL, CE, KL, CE
 const K = 3;
 
-describe.each(['cpu', 'wasm'] as const)('consolidationLoss on %s', (backend) => {
+describe.each(TEST_BACKENDS)('consolidationLoss on %s', (backend) => {
   beforeAll(async () => {
     await useBackend(backend);
   });

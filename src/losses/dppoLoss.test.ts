@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { useBackend } from '../backend/useBackend.js';
+import { TEST_BACKENDS } from '../../test/helpers/backends.js';
 import { dppoLoss, dppoLossWithDiagnostics, LOG_RATIO_CLAMP, type DppoLossInputs, type DppoLossOptions } from './dppoLoss.js';
 import { numericGradient } from './numericGradient.js';
 
@@ -106,7 +107,7 @@ const MASK = [1, 1, 1, 1, 1, 1, 1, 0];
 // token 1: A>0, dp=+0.4 -> drop; token 2: A<=0, dp=-0.3 -> drop; token 3: A>0, dp=-0.4 (safe) -> keep;
 // token 4: A<=0, dp=+0.4 (safe) -> keep; token 7: prompt token.
 
-describe.each(['cpu', 'wasm'] as const)('dppoLoss on %s', (backend) => {
+describe.each(TEST_BACKENDS)('dppoLoss on %s', (backend) => {
   beforeAll(async () => {
     await useBackend(backend);
   });

@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { useBackend } from '../backend/useBackend.js';
+import { TEST_BACKENDS } from '../../test/helpers/backends.js';
 import { numericGradient } from './numericGradient.js';
 import { rwSftLoss, type TokenPolarity } from './rwSftLoss.js';
 import { sftLoss } from './sftLoss.js';
@@ -26,7 +27,7 @@ function reference(logp: number[], pol: TokenPolarity[], mask: number[], w = W):
   return den === 0 ? 0 : -num / den;
 }
 
-describe.each(['cpu', 'wasm'] as const)('rwSftLoss / sftLoss on %s', (backend) => {
+describe.each(TEST_BACKENDS)('rwSftLoss / sftLoss on %s', (backend) => {
   beforeAll(async () => {
     await useBackend(backend);
   });

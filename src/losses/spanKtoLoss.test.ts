@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { useBackend } from '../backend/useBackend.js';
+import { TEST_BACKENDS } from '../../test/helpers/backends.js';
 import { numericGradient } from './numericGradient.js';
 import { createSpanKto, SpanKtoState, spanKtoLoss, type Span } from './spanKtoLoss.js';
 
@@ -62,7 +63,7 @@ const SPANS: Span[] = [
 ];
 const NEUTRAL = [0, 0, 0, 0, 0, 1, 1, 0];
 
-describe.each(['cpu', 'wasm'] as const)('spanKtoLoss on %s', (backend) => {
+describe.each(TEST_BACKENDS)('spanKtoLoss on %s', (backend) => {
   beforeAll(async () => {
     await useBackend(backend);
   });

@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { useBackend } from '../backend/useBackend.js';
+import { TEST_BACKENDS } from '../../test/helpers/backends.js';
 import { numericGradient } from './numericGradient.js';
 import { tokenEntropy } from './tokenEntropy.js';
 import { tokenLogProbs } from './tokenLogProbs.js';
@@ -29,7 +30,7 @@ const LOGITS = [
 ];
 const TARGETS = [2, 4, 0];
 
-describe.each(['cpu', 'wasm'] as const)('tokenLogProbs / tokenEntropy on %s', (backend) => {
+describe.each(TEST_BACKENDS)('tokenLogProbs / tokenEntropy on %s', (backend) => {
   beforeAll(async () => {
     await useBackend(backend);
   });

@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import seedrandom from 'seedrandom';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from '../backend/useBackend.js';
+import { TEST_BACKENDS } from '../../test/helpers/backends.js';
 import { consolidationLoss } from './consolidationLoss.js';
 import { dppoLoss } from './dppoLoss.js';
 import { createSpanKto } from './spanKtoLoss.js';
@@ -34,7 +35,7 @@ function train(steps: number, lossFn: () => tf.Scalar, lr = 0.1): number[] {
   return losses;
 }
 
-describe.each(['cpu', 'wasm'] as const)('losses in optimizer.minimize on %s', (backend) => {
+describe.each(TEST_BACKENDS)('losses in optimizer.minimize on %s', (backend) => {
   beforeAll(async () => {
     await useBackend(backend);
   });
