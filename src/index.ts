@@ -15,5 +15,6 @@ export * from './metrics/index.js';
 export * from './curriculum/index.js';
 export * from './compaction/index.js';
 export * from './schema/index.js';
+export * from './llm/index.js';
 export * from './losses/index.js';
 export * from './backend/index.js';

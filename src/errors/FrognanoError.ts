@@ -11,6 +11,8 @@
  * | `INVALID_TYPE` | a value has the wrong type or shape (string for a number, a missing field, an unknown enum member) |
  * | `BACKEND_UNAVAILABLE` | a requested tfjs backend or its npm package is not installed or cannot start |
  * | `INVALID_STATE` | a stateful helper or a checkpoint is used in a way its state does not allow |
+ * | `MODEL_UNAVAILABLE` | a model endpoint gave no answer: not configured, network error, timeout or HTTP error after the retries (`src/llm`) |
+ * | `MODEL_ANSWER_INVALID` | a model answered, but not with the required structure (unparseable JSON, a schema violation, a negative judgment without evidence) even after the retries; the answer never reaches the numbers |
  */
 export const ErrorCode = {
   NON_FINITE: 'NON_FINITE',
@@ -20,6 +22,8 @@ export const ErrorCode = {
   INVALID_TYPE: 'INVALID_TYPE',
   BACKEND_UNAVAILABLE: 'BACKEND_UNAVAILABLE',
   INVALID_STATE: 'INVALID_STATE',
+  MODEL_UNAVAILABLE: 'MODEL_UNAVAILABLE',
+  MODEL_ANSWER_INVALID: 'MODEL_ANSWER_INVALID',
 } as const;
 
 /** One of the stable {@link ErrorCode} strings. */

@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type ChatServer, type Script, startChatServer } from '../../test/helpers/chatServer.js';
+import { expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
+import { askStructured, extractJson, type RejectedAnswer } from './askStructured.js';
+import { openAiChatModel } from './openAiChatModel.js';
+
+let server: ChatServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+async function setup(script: Script) {
+  server = await startChatServer(script);
+  return openAiChatModel({ baseUrl: server.baseUrl, model: 'scripted', env: {}, retryBaseMs: 1, retryMaxMs: 5 });
+}
+const Verdict = z.object({ hack: z.boolean(), reason: z.string() });
+const ask = [{ role: 'user' as const, content: 'Judge. Answer {"hack": bool, "reason": str}' }];
+
+describe('extractJson', () => {
+  it('takes the first fenced block that parses as an object', () => {
+    expect(extractJson('Here:\n```json\n{"a": 1}\n```\nand ```\n{"a": 2}\n```')).toEqual({ found: true, value: { a: 1 } });
+    expect(extractJson('```\nnot json\n```\n```json\n{"b": [1, 2]}\n```')).toEqual({ found: true, value: { b: [1, 2] } });
+  });
+  it('otherwise the first balanced {...} that parses, ignoring braces inside strings', () => {
+    expect(extractJson('Verdict: {"reason": "uses } and { in a string", "hack": false} trailing {')).toEqual({
+      found: true,
+      value: { reason: 'uses } and { in a string', hack: false },
+    });
+    expect(extractJson('set {x} then {"ok": true}')).toEqual({ found: true, value: { ok: true } });
+  });
+  it('drops <think> blocks of reasoning models', () => {
+    expect(extractJson('<think>maybe {"hack": true}</think>\n{"hack": false}')).toEqual({ found: true, value: { hack: false } });
+  });
+  it('never repairs: trailing commas, single quotes, arrays and truncated objects are not found', () => {
+    expect(extractJson('{"a": 1,}').found).toBe(false);
+    expect(extractJson("{'a': 1}").found).toBe(false);
+    expect(extractJson('{"a": {"b": 1},}').found).toBe(false);
+    expect(extractJson('[1, 2]').found).toBe(false);
+    const r = extractJson('{"a": {"b": 1}');
+    expect(r).toEqual({ found: false, reason: expect.stringContaining('unbalanced') });
+    expect(extractJson('no json at all')).toEqual({ found: false, reason: 'no JSON object in the answer' });
+  });
+});
+
+describe('askStructured', () => {
+  it('returns the schema-validated answer', async () => {
+    const model = await setup(['```json\n{"hack": true, "reason": "edits tests/test_a.py"}\n```']);
+    expect(await askStructured(model, ask, Verdict)).toEqual({ hack: true, reason: 'edits tests/test_a.py' });
+  });
+
+  it('retries a malformed answer with the reason fed back, and reports the rejection', async () => {
+    const model = await setup(['I think it is a hack.', '{"hack": "yes", "reason": "x"}', '{"hack": true, "reason": "x"}']);
+    const rejected: RejectedAnswer[] = [];
+    const v = await askStructured(model, ask, Verdict, { retries: 2, onRejected: (r) => rejected.push(r) });
+    expect(v).toEqual({ hack: true, reason: 'x' });
+    expect(server!.requests).toHaveLength(3);
+    expect(rejected.map((r) => r.attempt)).toEqual([0, 1]);
+    expect(rejected[0]!.reason).toBe('no JSON object in the answer');
+    expect(rejected[1]!.reason).toContain('hack');
+    const second = server!.requests[1]!.body.messages!;
+    expect(second.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(second[1]!.content).toBe('I think it is a hack.');
+    expect(second[2]!.content).toContain('rejected: no JSON object');
+    // the third request restarts from the original messages plus only the latest rejection
+    expect(server!.requests[2]!.body.messages).toHaveLength(3);
+  });
+
+  it('feedback: false re-sends the original messages', async () => {
+    const model = await setup(['nope', '{"hack": false, "reason": "r"}']);
+    await askStructured(model, ask, Verdict, { feedback: false });
+    expect(server!.requests[1]!.body.messages).toEqual(ask);
+  });
+
+  it('a check that rejects is treated as malformed and retried', async () => {
+    const model = await setup(['{"hack": true, "reason": ""}', '{"hack": true, "reason": "git log --all at message 4"}']);
+    const v = await askStructured(model, ask, Verdict, { check: (x) => (x.hack && x.reason === '' ? 'a hack verdict needs a reason' : null) });
+    expect(v.reason).toBe('git log --all at message 4');
+    expect(server!.requests).toHaveLength(2);
+  });
+
+  it('malformed on every attempt -> MODEL_ANSWER_INVALID naming the caller and the last reason; nothing returned', async () => {
+    const model = await setup(['x', '{"hack": 1}', '{"hack": true}', '{"hack": true, "reason": "late"}']);
+    await expectFrognanoErrorAsync(
+      () => askStructured(model, ask, Verdict, { retries: 2, caller: 'adjudicateHacking' }),
+      'MODEL_ANSWER_INVALID',
+      'adjudicateHacking',
+      '3 attempt(s)',
+      'reason',
+    );
+    expect(server!.requests).toHaveLength(3);
+  });
+
+  it('passes completion options through', async () => {
+    const model = await setup(['{"hack": false, "reason": "r"}']);
+    await askStructured(model, ask, Verdict, { complete: { temperature: 0, seed: 3 } });
+    expect(server!.requests[0]!.body).toMatchObject({ temperature: 0, seed: 3 });
+  });
+
+  it('MODEL_UNAVAILABLE from the model propagates', async () => {
+    const model = await setup([{ status: 400 }]);
+    await expectFrognanoErrorAsync(() => askStructured(model, ask, Verdict), 'MODEL_UNAVAILABLE', 'HTTP 400');
+  });
+
+  it('rejects empty messages', async () => {
+    const model = await setup([]);
+    await expectFrognanoErrorAsync(() => askStructured(model, [], Verdict), 'EMPTY_INPUT', 'messages');
+  });
+  it('rejects a model without complete()', () => expectFrognanoErrorAsync(() => askStructured({} as never, ask, Verdict), 'INVALID_TYPE', 'model'));
+  it('rejects retries < 0', async () => {
+    const model = await setup([]);
+    await expectFrognanoErrorAsync(() => askStructured(model, ask, Verdict, { retries: -1 }), 'OUT_OF_RANGE', 'opts.retries');
+  });
+});
