@@ -10,6 +10,9 @@
  *
  * Peak RSS is sampled from /proc/<pid>/status (VmHWM, the kernel's high-water
  * mark) every 50 ms, so this part is Linux-only; elsewhere it prints "n/a".
+ * RSS includes tsx/esbuild and V8's lazily collected garbage, so the large run
+ * is repeated with the V8 old space capped at 64 MiB: a CLI that kept anything
+ * per line would die there with "heap out of memory"; a streaming one finishes.
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -54,9 +57,9 @@ function peakRssMb(pid: number): number | undefined {
   }
 }
 
-async function run(args: string[]): Promise<{ seconds: number; outLines: number; peakMb: number | undefined; code: number | null }> {
+async function run(args: string[], nodeArgs: string[] = []): Promise<{ seconds: number; outLines: number; peakMb: number | undefined; code: number | null }> {
   const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, ['--conditions=@frognano/source', '--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, '--conditions=@frognano/source', '--import', 'tsx', 'src/cli/main.ts', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -77,17 +80,20 @@ async function run(args: string[]): Promise<{ seconds: number; outLines: number;
 const dir = mkdtempSync(join(tmpdir(), 'frognano-cli-bench-'));
 try {
   console.log(`frognano CLI streaming bench (groups of ${GROUP}; node ${process.version})`);
-  console.log('| subcommand | lines | seconds | lines/s | peak RSS (MiB) |');
-  console.log('| --- | ---: | ---: | ---: | ---: |');
+  console.log('| subcommand | lines | V8 old space | seconds | lines/s | peak RSS (MiB) |');
+  console.log('| --- | ---: | --- | ---: | ---: | ---: |');
   for (const kind of ['advantages', 'rewards'] as const) {
     for (const n of SIZES) {
       const file = join(dir, `${kind}-${n}.jsonl`);
       await writeInput(file, n, kind);
       const args = kind === 'advantages' ? ['advantages', '--in', file] : ['rewards', '--budget', '6000', '--alpha', '0.25', '--in', file];
-      const r = await run(args);
-      if (r.code !== 0 || r.outLines !== n) throw new Error(`${kind} on ${n} lines: exit ${r.code}, ${r.outLines} output lines`);
-      const rate = Math.round(n / r.seconds).toLocaleString('en-US');
-      console.log(`| ${kind} | ${n.toLocaleString('en-US')} | ${r.seconds.toFixed(2)} | ${rate} | ${r.peakMb === undefined ? 'n/a' : r.peakMb.toFixed(0)} |`);
+      const runs: [string, string[]][] = n === BIG ? [['default', []], ['64 MiB cap', ['--max-old-space-size=64']]] : [['default', []]];
+      for (const [heap, nodeArgs] of runs) {
+        const r = await run(args, nodeArgs);
+        if (r.code !== 0 || r.outLines !== n) throw new Error(`${kind} on ${n} lines (${heap}): exit ${r.code}, ${r.outLines} output lines`);
+        const rate = Math.round(n / r.seconds).toLocaleString('en-US');
+        console.log(`| ${kind} | ${n.toLocaleString('en-US')} | ${heap} | ${r.seconds.toFixed(2)} | ${rate} | ${r.peakMb === undefined ? 'n/a' : r.peakMb.toFixed(0)} |`);
+      }
       rmSync(file);
     }
   }

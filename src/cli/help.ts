@@ -1,0 +1,91 @@
+import type { FlagSpec, RecordCommand } from './command.js';
+import { RECORD_COMMANDS } from './commands/index.js';
+
+/** The flags every record subcommand accepts. */
+export const COMMON_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  in: { type: 'string', value: 'FILE', description: 'read records from FILE (default: stdin; - is stdin)' },
+  out: { type: 'string', value: 'FILE', description: 'write records to FILE, atomically on success (default: stdout)' },
+  format: { type: 'string', value: 'auto|jsonl|json', description: 'input format: JSONL, one JSON document (array or object), or auto (default)' },
+  'skip-invalid': { type: 'boolean', description: 'skip invalid records and count them on stderr (default: stop at the first, exit 1)' },
+  progress: { type: 'boolean', description: 'draw a progress line on stderr (default: only when stderr is a TTY)' },
+  'no-progress': { type: 'boolean', description: 'never draw the progress line' },
+  help: { type: 'boolean', description: 'this help' },
+};
+
+/** The exit-code table printed by the help. */
+export const EXIT_CODES_HELP = `Exit codes:
+  0   success (with --skip-invalid: the valid records were processed)
+  1   invalid input: a record is not JSON or fails validation (stderr names the line and the field)
+  2   bad usage: unknown subcommand or flag, bad flag value, --in that cannot be opened
+  3   I/O error while reading or writing
+  70  internal error (a bug; please report it with the stack trace)`;
+
+function flagLines(flags: Readonly<Record<string, FlagSpec>>): string[] {
+  const rows = Object.entries(flags).map(([name, f]) => [`--${name}${f.type === 'string' ? ` ${f.value ?? 'VALUE'}` : ''}`, f.description] as const);
+  const width = Math.max(0, ...rows.map(([l]) => l.length)) + 2;
+  return rows.map(([l, d]) => `  ${l.padEnd(width)}${d}`);
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Renders an example as a shell line and its output. */
+export function exampleLines(command: string, input: string, output: string): string[] {
+  const lines = input.split('\n');
+  const feed = lines.length === 1 ? `echo ${shellQuote(lines[0]!)}` : `printf '%s\\n' ${lines.map(shellQuote).join(' ')}`;
+  return [`  $ ${feed} | ${command}`, ...output.split('\n').map((l) => `  ${l}`)];
+}
+
+/** `frognano <subcommand> --help`. */
+export function commandHelp(c: RecordCommand<unknown>): string {
+  const out = [
+    `frognano ${c.name}: ${c.summary}`,
+    '',
+    `Usage: frognano ${c.name} [--in FILE] [--out FILE] [flags]`,
+    `Calls: ${c.calls}`,
+    '',
+    'Input (one record per line):',
+    ...c.input.split('\n').map((l) => `  ${l}`),
+    '',
+    'Output (one JSON object per line):',
+    ...c.output.split('\n').map((l) => `  ${l}`),
+    '  A record\'s "id" (string or number) is copied to its output.',
+  ];
+  if (Object.keys(c.flags).length) out.push('', 'Flags:', ...flagLines(c.flags));
+  out.push('', 'Common flags:', ...flagLines(COMMON_FLAGS), '', 'Example:');
+  for (const ex of c.examples) out.push(...exampleLines(ex.command, ex.input, ex.output));
+  out.push('', EXIT_CODES_HELP, '');
+  return out.join('\n');
+}
+
+/** `frognano --help`. */
+export function mainHelp(version: string): string {
+  const rows: [string, string][] = RECORD_COMMANDS.map((c) => [c.name, c.summary]);
+  rows.push(['serve', 'HTTP service: OpenRLHF / slime / verl reward endpoints, advantages, GAGAR']);
+  const width = Math.max(...rows.map(([n]) => n.length)) + 2;
+  const first = RECORD_COMMANDS.find((c) => c.name === 'advantages')!.examples[0]!;
+  return [
+    `frognano ${version}: RL primitives for training coding agents (FrogNano, GAGAR, Verification Horizon)`,
+    '',
+    'Usage: frognano <subcommand> [--in FILE] [--out FILE] [flags]',
+    '       frognano serve --port N [--host 127.0.0.1] [flags]',
+    '',
+    'Reads JSON records (JSONL, one per line, or one JSON document) from --in or stdin and',
+    'writes one JSON object per line to --out or stdout, streaming line by line.',
+    '',
+    'Subcommands:',
+    ...rows.map(([n, s]) => `  ${n.padEnd(width)}${s}`),
+    '',
+    'Common flags:',
+    ...flagLines({ ...COMMON_FLAGS, version: { type: 'boolean', description: 'print the version' } }),
+    '',
+    'Example:',
+    ...exampleLines(first.command, first.input, first.output),
+    '',
+    'Run `frognano <subcommand> --help` for its input and output format, flags and examples.',
+    '',
+    EXIT_CODES_HELP,
+    '',
+  ].join('\n');
+}

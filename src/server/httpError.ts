@@ -1,0 +1,40 @@
+/**
+ * An error with its HTTP status and a stable code, answered as
+ * `{ "error": { "code", "message", "field"? } }`.
+ *
+ * | status | code | when |
+ * | --- | --- | --- |
+ * | 400 | `INVALID_JSON` | the body is not JSON |
+ * | 400 | `INVALID_TYPE`, `NON_FINITE`, `LENGTH_MISMATCH`, `EMPTY_INPUT`, `OUT_OF_RANGE` | the body fails validation (the library's codes) |
+ * | 404 | `NOT_FOUND` | no such endpoint |
+ * | 405 | `METHOD_NOT_ALLOWED` | wrong method (the `Allow` header lists the right one) |
+ * | 413 | `PAYLOAD_TOO_LARGE` | body over `--max-body-bytes` |
+ * | 500 | `USER_FUNCTION_ERROR` | the reward module threw or returned something that is not a number or an outcome |
+ * | 500 | `INTERNAL` | a bug in frognano |
+ * | 503 | `OVERLOADED` | more requests waiting than `--max-queue` (retry; `Retry-After` is set) |
+ * | 503 | `SHUTTING_DOWN` | the service is draining before it stops |
+ * | 504 | `TIMEOUT` | the request took longer than `--timeout-ms` |
+ */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly field: string | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, code: string, message: string, opts: { field?: string; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = 'HttpError';
+    this.status = status;
+    this.code = code;
+    this.field = opts.field;
+    this.headers = opts.headers ?? {};
+  }
+}
+
+/** The user's reward module threw, timed out inside, or returned a bad value (500 for that request only). */
+export class UserFunctionError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UserFunctionError';
+  }
+}

@@ -1,0 +1,213 @@
+import { createWriteStream } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { isFrognanoError } from '../errors/index.js';
+import type { ShapeRewardOptions } from '../rewards/index.js';
+import { packageVersion, parseFlags, type CliIo } from '../cli/cli.js';
+import type { FlagSpec } from '../cli/command.js';
+import { ExitCode, UsageError } from '../cli/exitCodes.js';
+import { defined, enumFlag, extendedNumberFlag, numberFlag } from '../cli/flags.js';
+import { createLogger, type LogLevel } from './logger.js';
+import { loadRewardModule, RewardEngine, type RewardFunction } from './rewardEngine.js';
+import { FrognanoServer } from './server.js';
+
+/** The flags of `frognano serve`. */
+export const SERVE_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  port: { type: 'string', value: 'N', description: 'port to listen on; 0 picks a free one (logged). Default 8000' },
+  host: { type: 'string', value: 'ADDR', description: 'address to bind. Default 127.0.0.1 (loopback only)' },
+  'reward-module': { type: 'string', value: 'FILE', description: 'JS module whose default export scores (prompt, response, label); default: labels carry outcome JSON' },
+  budget: { type: 'string', value: 'N', description: 'assistant-token budget of the length penalty (with --alpha)' },
+  alpha: { type: 'string', value: 'A', description: 'length-penalty strength (with --budget). Without both: no length penalty' },
+  'truncated-reward': { type: 'string', value: 'R', description: 'reward of a truncated success. Default 0.5' },
+  'no-length-penalty': { type: 'boolean', description: 'completed successes get 1' },
+  floor: { type: 'string', value: 'F', description: 'lower bound of the penalised reward. Default -inf' },
+  'max-body-bytes': { type: 'string', value: 'N', description: 'largest request body; larger -> 413. Default 16777216 (16 MiB)' },
+  'timeout-ms': { type: 'string', value: 'MS', description: 'per-request time limit; later -> 504. Default 30000' },
+  'max-concurrency': { type: 'string', value: 'N', description: 'requests computed at once. Default 64' },
+  'max-queue': { type: 'string', value: 'N', description: 'requests waiting for a slot; beyond -> 503. Default 1024' },
+  'shutdown-timeout-ms': { type: 'string', value: 'MS', description: 'on SIGTERM/SIGINT, how long to wait for in-flight requests. Default 30000' },
+  'log-file': { type: 'string', value: 'FILE', description: 'append the JSON log lines to FILE (default: stderr)' },
+  'log-level': { type: 'string', value: 'debug|info|warn|error', description: 'least severe level logged. Default info (one line per request)' },
+  help: { type: 'boolean', description: 'this help' },
+};
+
+/** `frognano serve --help`. */
+export function serveHelp(): string {
+  const rows = Object.entries(SERVE_FLAGS).map(([n, f]) => [`--${n}${f.type === 'string' ? ` ${f.value}` : ''}`, f.description] as const);
+  const w = Math.max(...rows.map(([l]) => l.length)) + 2;
+  return [
+    'frognano serve: the reward and advantage service (HTTP, JSON)',
+    '',
+    'Usage: frognano serve --port N [--host 127.0.0.1] [--reward-module FILE] [flags]',
+    '',
+    'Endpoints:',
+    '  GET  /health               200 {"status":"ok"} (503 while shutting down)',
+    '  POST /openrlhf/reward      OpenRLHF remote reward: {query[], prompts[], labels[]} -> {rewards, scores, extra_logs}',
+    '  POST /slime/reward         slime remote_rm: {prompt, response, label} -> a number (?format=object: an object)',
+    '  POST /verl/reward          verl compute_score body {data_source, solution_str, ground_truth, extra_info} -> {score, raw}',
+    '  POST /v1/advantages        one `frognano advantages` line, or {groups: [...]}',
+    '  POST /v1/<subcommand>      one record of rewards, gagar, gagar-coefficients, gagar-score, dppo-mask,',
+    '                             pass-at-k, tinker-datums; /v1/metrics takes {tasks, theta?}',
+    '',
+    'Rewards (OpenRLHF, slime, verl): without --reward-module each label is the outcome JSON',
+    '  {"success":true,"truncated":false,"assistantTokens":1234}, shaped with --budget/--alpha/...;',
+    '  with --reward-module, its function gets {protocol, prompt, response, label, query?, metadata?}',
+    '  and returns a number (the reward) or an outcome (shaped).',
+    '',
+    'Flags:',
+    ...rows.map(([l, d]) => `  ${l.padEnd(w)}${d}`),
+    '',
+    'Example:',
+    '  $ frognano serve --port 8000 --budget 6000 --alpha 0.25 &',
+    `  $ curl -s localhost:8000/openrlhf/reward -d '{"query":["q a"],"prompts":["q "],"labels":["{\\"success\\":true,\\"truncated\\":false,\\"assistantTokens\\":12000}"]}'`,
+    '  {"rewards":[0.8267132048600137],"scores":[1],"extra_logs":{"success":[1],"truncated":[0],"assistant_tokens":[12000]}}',
+    '',
+    'Logs: one JSON object per line on stderr (or --log-file): listening, request (method, path, status, durationMs), stopping.',
+    'Signals: SIGTERM / SIGINT stop accepting, finish the requests in flight, exit 0; a second signal exits at once (1).',
+    '',
+    'Exit codes: 0 stopped gracefully, 1 forced stop, 2 bad usage (bad flag, module that cannot load, port in use).',
+    '',
+  ].join('\n');
+}
+
+function intFlag(flags: Record<string, string | boolean | undefined>, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  const v = numberFlag(flags, name);
+  if (v !== undefined && (!Number.isInteger(v) || v < min || v > max)) throw new UsageError(`--${name} must be an integer in [${min}, ${max}], got ${v}`);
+  return v;
+}
+
+/** Shaping options of the service from its flags: without --budget and --alpha, no length penalty. */
+export function shapingFromFlags(flags: Record<string, string | boolean | undefined>): ShapeRewardOptions {
+  const budget = numberFlag(flags, 'budget');
+  const alpha = numberFlag(flags, 'alpha');
+  if ((budget === undefined) !== (alpha === undefined)) throw new UsageError('--budget and --alpha go together');
+  const shaping: ShapeRewardOptions =
+    budget === undefined || alpha === undefined
+      ? // No budget: the log-length penalty is off; budget/alpha are placeholders the shaper never reads.
+        { budget: 1, alpha: 0, lengthPenalty: false }
+      : { budget, alpha };
+  const tr = numberFlag(flags, 'truncated-reward');
+  if (tr !== undefined) shaping.truncatedReward = tr;
+  if (flags['no-length-penalty'] === true) shaping.lengthPenalty = false;
+  const floor = extendedNumberFlag(flags, 'floor');
+  if (floor !== undefined) shaping.floor = floor;
+  return shaping;
+}
+
+/**
+ * `frognano serve`: starts the service and resolves with the exit code once it
+ * has stopped (after SIGTERM / SIGINT).
+ */
+export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
+  const flags = parseFlags(argv, SERVE_FLAGS);
+  if (flags.help) {
+    io.stdout.write(serveHelp());
+    return ExitCode.OK;
+  }
+  const port = intFlag(flags, 'port', 0, 65535) ?? 8000;
+  const host = (flags.host as string | undefined) ?? '127.0.0.1';
+  const level = enumFlag(flags, 'log-level', ['debug', 'info', 'warn', 'error'] as const) ?? ('info' as LogLevel);
+  const shaping = shapingFromFlags(flags);
+  const options = {
+    host,
+    port,
+    maxBodyBytes: intFlag(flags, 'max-body-bytes', 1),
+    timeoutMs: intFlag(flags, 'timeout-ms', 1),
+    maxConcurrency: intFlag(flags, 'max-concurrency', 1),
+    maxQueue: intFlag(flags, 'max-queue', 0),
+    shutdownTimeoutMs: intFlag(flags, 'shutdown-timeout-ms', 0),
+  };
+
+  let logStream: Writable = io.stderr;
+  if (typeof flags['log-file'] === 'string') {
+    const file = flags['log-file'];
+    const s = createWriteStream(file, { flags: 'a' });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        s.once('open', () => resolve());
+        s.once('error', reject);
+      });
+    } catch (e) {
+      throw new UsageError(`cannot open --log-file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    logStream = s;
+  }
+  const logger = createLogger(logStream, level);
+
+  let fn: RewardFunction | undefined;
+  const modulePath = flags['reward-module'] as string | undefined;
+  if (modulePath !== undefined) {
+    try {
+      fn = await loadRewardModule(modulePath);
+    } catch (e) {
+      throw new UsageError(`cannot load --reward-module ${modulePath}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  let engine: RewardEngine;
+  try {
+    engine = new RewardEngine(fn, shaping);
+  } catch (e) {
+    if (isFrognanoError(e)) throw new UsageError(`bad shaping flag: ${e.message}`);
+    throw e;
+  }
+
+  const rewardDefaults = defined({
+    budget: numberFlag(flags, 'budget'),
+    alpha: numberFlag(flags, 'alpha'),
+    truncatedReward: shaping.truncatedReward,
+    lengthPenalty: flags['no-length-penalty'] === true ? false : undefined,
+    floor: shaping.floor,
+  });
+  const server = new FrognanoServer({ ...options, engine, logger, rewardDefaults, version: packageVersion() });
+  let address: { port: number; url: string; host: string };
+  try {
+    address = await server.listen();
+  } catch (e) {
+    throw new UsageError(`cannot listen on ${host}:${port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  logger.info('listening', {
+    ...address,
+    pid: process.pid,
+    version: packageVersion(),
+    rewardModule: modulePath ?? null,
+    shaping: {
+      ...rewardDefaults,
+      ...(rewardDefaults.budget === undefined ? { lengthPenalty: false } : {}),
+      ...(shaping.floor === undefined ? {} : { floor: String(shaping.floor) }),
+    },
+  });
+  if (!fn && shaping.lengthPenalty === false && flags['no-length-penalty'] !== true) {
+    logger.warn('no --budget/--alpha: the log-length penalty is off (completed successes get 1)');
+  }
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        logger.warn('second signal: closing every connection now', { signal, inFlight: server.pending });
+        server.forceClose();
+        finish(ExitCode.INVALID_INPUT);
+        return;
+      }
+      stopping = true;
+      logger.info('stopping', { signal, inFlight: server.pending });
+      void server.shutdown().then((graceful) => {
+        if (graceful) logger.info('stopped', { graceful });
+        else logger.warn('stopped', { graceful, note: `requests still in flight after --shutdown-timeout-ms` });
+        finish(graceful ? ExitCode.OK : ExitCode.INVALID_INPUT);
+      });
+    };
+    const finish = (code: number): void => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      const done = (): void => {
+        resolve(code);
+        // A reward module may hold timers or sockets; do not let them keep a stopped service alive.
+        setTimeout(() => process.exit(code), 1000).unref();
+      };
+      if (logStream !== io.stderr) (logStream as Writable).end(done);
+      else done();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

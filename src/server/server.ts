@@ -1,0 +1,279 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { findRecordCommand, metricsSetRecord, rewardsCommand } from '../cli/commands/index.js';
+import { RecordError } from '../cli/record.js';
+import { HttpError, UserFunctionError } from './httpError.js';
+import { ConcurrencyLimiter } from './limiter.js';
+import type { Logger } from './logger.js';
+import { advantagesEndpoint, openrlhfReward, slimeReward, verlReward } from './protocols.js';
+import type { RewardEngine } from './rewardEngine.js';
+import type { ShapeRewardOptions } from '../rewards/index.js';
+
+/** Options of {@link FrognanoServer}. Every limit has the default written here. */
+export interface ServerOptions {
+  /** Address to bind. Default `127.0.0.1` (loopback only; pass `0.0.0.0` deliberately to expose it). */
+  host?: string;
+  /** Port; 0 picks a free one (see the `listening` log line). Default 8000. */
+  port?: number;
+  /** Largest accepted request body in bytes; larger -> 413. Default 16 MiB. */
+  maxBodyBytes?: number;
+  /** Per-request time limit in ms, from the first byte to the response; later -> 504. Default 30000. */
+  timeoutMs?: number;
+  /** Requests computed at the same time. Default 64. */
+  maxConcurrency?: number;
+  /** Requests waiting for a slot; beyond -> 503 OVERLOADED. Default 1024. */
+  maxQueue?: number;
+  /** How long a graceful shutdown waits for in-flight requests before closing connections. Default 30000. */
+  shutdownTimeoutMs?: number;
+  /** Scores OpenRLHF / slime / verl requests. */
+  engine: RewardEngine;
+  /** Shaping options given on the command line: the defaults of `POST /v1/rewards`. Default `{}` (each body gives budget and alpha). */
+  rewardDefaults?: Partial<ShapeRewardOptions>;
+  /** Structured logs. */
+  logger: Logger;
+  /** Reported by `GET /`. */
+  version?: string;
+}
+
+interface Route {
+  method: 'GET' | 'POST';
+  handle(body: unknown, url: URL): unknown;
+}
+
+/** The `/v1/<name>` record endpoints that map one body to one record of the same-named CLI subcommand. */
+const RECORD_ENDPOINTS = ['rewards', 'gagar', 'gagar-coefficients', 'gagar-score', 'dppo-mask', 'pass-at-k', 'tinker-datums'] as const;
+
+function recordRoute(name: string, rewardDefaults: Partial<ShapeRewardOptions>): Route {
+  const cmd = findRecordCommand(name)!;
+  // /v1/rewards shapes with the service's own --budget/--alpha/... (a body's opts override them).
+  const processor = name === 'rewards' ? rewardsCommand.create(rewardDefaults) : cmd.create(cmd.configure({}));
+  return { method: 'POST', handle: (body) => processor.process(body, 'body') };
+}
+
+/**
+ * The frognano HTTP service (node:http, no framework): OpenRLHF's and slime's
+ * remote reward protocols, a verl endpoint, and native JSON endpoints for the
+ * library's primitives, with a body-size limit, a per-request timeout, a
+ * concurrency limit with a bounded queue, structured logs and a graceful
+ * shutdown that finishes the requests in flight.
+ */
+export class FrognanoServer {
+  /** The underlying node:http server. */
+  readonly server: Server;
+  private readonly opts: Required<Omit<ServerOptions, 'engine' | 'logger' | 'version' | 'rewardDefaults'>> &
+    Pick<ServerOptions, 'engine' | 'logger' | 'version' | 'rewardDefaults'>;
+  private readonly limiter: ConcurrencyLimiter;
+  private readonly routes = new Map<string, Route>();
+  private seq = 0;
+  private inFlight = 0;
+  private draining = false;
+  private drained: (() => void) | undefined;
+
+  constructor(options: ServerOptions) {
+    this.opts = {
+      host: '127.0.0.1',
+      port: 8000,
+      maxBodyBytes: 16 * 1024 * 1024,
+      timeoutMs: 30_000,
+      maxConcurrency: 64,
+      maxQueue: 1024,
+      shutdownTimeoutMs: 30_000,
+      ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+    } as FrognanoServer['opts'];
+    this.limiter = new ConcurrencyLimiter(this.opts.maxConcurrency, this.opts.maxQueue);
+    const engine = this.opts.engine;
+    this.routes.set('/health', { method: 'GET', handle: () => ({ status: 'ok' }) });
+    this.routes.set('/', { method: 'GET', handle: () => this.index() });
+    this.routes.set('/openrlhf/reward', { method: 'POST', handle: (b) => openrlhfReward(b, engine) });
+    this.routes.set('/slime/reward', { method: 'POST', handle: (b, url) => slimeReward(b, engine, url.searchParams.get('format') === 'object') });
+    this.routes.set('/verl/reward', { method: 'POST', handle: (b) => verlReward(b, engine) });
+    this.routes.set('/v1/advantages', { method: 'POST', handle: (b) => advantagesEndpoint(b) });
+    this.routes.set('/v1/metrics', { method: 'POST', handle: (b) => metricsSetRecord(b) });
+    for (const name of RECORD_ENDPOINTS) this.routes.set(`/v1/${name}`, recordRoute(name, this.opts.rewardDefaults ?? {}));
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.requestTimeout = this.opts.timeoutMs + 5_000;
+    this.server.keepAliveTimeout = 5_000;
+  }
+
+  private index(): unknown {
+    return {
+      name: 'frognano',
+      version: this.opts.version,
+      endpoints: [...this.routes.entries()].map(([path, r]) => `${r.method} ${path}`),
+    };
+  }
+
+  /** Requests accepted and not yet answered. */
+  get pending(): number {
+    return this.inFlight;
+  }
+
+  /** Binds and resolves to the bound address. */
+  listen(): Promise<{ host: string; port: number; url: string }> {
+    return new Promise((resolve, reject) => {
+      const onError = (e: Error): void => reject(e);
+      this.server.once('error', onError);
+      this.server.listen(this.opts.port, this.opts.host, () => {
+        this.server.off('error', onError);
+        const a = this.server.address() as AddressInfo;
+        const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+        resolve({ host: a.address, port: a.port, url: `http://${host}:${a.port}` });
+      });
+    });
+  }
+
+  /**
+   * Graceful shutdown: stop accepting connections, answer new requests on open
+   * connections with 503, wait for the requests in flight (up to
+   * `shutdownTimeoutMs`), then close every connection. Resolves to true when
+   * every in-flight request was answered in time.
+   */
+  async shutdown(): Promise<boolean> {
+    if (!this.draining) {
+      this.draining = true;
+      this.server.close();
+      this.server.closeIdleConnections();
+    }
+    let graceful = true;
+    if (this.inFlight > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      graceful = await new Promise<boolean>((resolve) => {
+        this.drained = () => resolve(true);
+        timer = setTimeout(() => resolve(false), this.opts.shutdownTimeoutMs);
+      });
+      clearTimeout(timer);
+      this.drained = undefined;
+    }
+    this.server.closeAllConnections();
+    return graceful;
+  }
+
+  /** Closes every connection at once (a second signal). */
+  forceClose(): void {
+    this.draining = true;
+    this.server.close();
+    this.server.closeAllConnections();
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const id = ++this.seq;
+    const t0 = performance.now();
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    this.inFlight++;
+    this.opts.logger.debug('received', { id, method: req.method, path });
+    let status = 500;
+    let error: { code: string; message: string; stack?: string | undefined } | undefined;
+    let bytesIn = 0;
+    let release: (() => void) | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let answered = false;
+
+    const send = (code: number, payload: unknown, headers: Record<string, string> = {}): void => {
+      if (answered || res.headersSent) return;
+      answered = true;
+      status = code;
+      const text = JSON.stringify(payload);
+      const h: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers };
+      if (this.draining) h.connection = 'close';
+      res.writeHead(code, h);
+      res.end(text);
+    };
+    const fail = (e: unknown): void => {
+      if (e instanceof HttpError) {
+        error = { code: e.code, message: e.message };
+        send(e.status, { error: { code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}) } }, e.headers);
+      } else if (e instanceof RecordError) {
+        error = { code: e.code, message: e.message };
+        send(400, { error: { code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}) } });
+      } else if (e instanceof UserFunctionError) {
+        error = { code: 'USER_FUNCTION_ERROR', message: e.message, stack: e.cause instanceof Error ? e.cause.stack : undefined };
+        send(500, { error: { code: 'USER_FUNCTION_ERROR', message: e.message } });
+      } else {
+        const err = e instanceof Error ? e : new Error(String(e));
+        error = { code: 'INTERNAL', message: err.message, stack: err.stack };
+        send(500, { error: { code: 'INTERNAL', message: 'internal error (see the service log)' } });
+      }
+    };
+
+    res.on('finish', () => {
+      clearTimeout(timer);
+      const durationMs = Math.round((performance.now() - t0) * 1000) / 1000;
+      const fields = { id, method: req.method, path, status, durationMs, bytesIn, ...(error ? { error } : {}) };
+      if (status >= 500) this.opts.logger.error('request', fields);
+      else if (status >= 400) this.opts.logger.warn('request', fields);
+      else this.opts.logger.info('request', fields);
+    });
+    res.on('close', () => {
+      clearTimeout(timer);
+      this.inFlight--;
+      if (this.inFlight === 0) this.drained?.();
+    });
+
+    try {
+      if (this.draining) throw new HttpError(503, 'SHUTTING_DOWN', 'the service is shutting down', { headers: { 'retry-after': '1' } });
+      const route = this.routes.get(path);
+      if (!route) throw new HttpError(404, 'NOT_FOUND', `no endpoint ${path}; GET / lists them`);
+      if (req.method !== route.method && !(route.method === 'GET' && req.method === 'HEAD')) {
+        throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${path} takes ${route.method}, got ${req.method}`, { headers: { allow: route.method } });
+      }
+      if (route.method === 'GET') {
+        req.resume();
+        send(200, route.handle(undefined, url));
+        return;
+      }
+      timer = setTimeout(() => {
+        fail(new HttpError(504, 'TIMEOUT', `the request took longer than ${this.opts.timeoutMs} ms`));
+      }, this.opts.timeoutMs);
+      const body = await this.readBody(req, (n) => (bytesIn = n));
+      release = await this.limiter.acquire();
+      if (!release) {
+        throw new HttpError(503, 'OVERLOADED', `more than ${this.opts.maxQueue} requests are waiting; retry later`, { headers: { 'retry-after': '1' } });
+      }
+      if (answered) return;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body.toString('utf8'));
+      } catch (e) {
+        throw new HttpError(400, 'INVALID_JSON', `the body is not valid JSON: ${(e as Error).message}`);
+      }
+      const result = await route.handle(parsed, url);
+      send(200, result);
+    } catch (e) {
+      fail(e);
+    } finally {
+      release?.();
+    }
+  }
+
+  private readBody(req: IncomingMessage, onBytes: (n: number) => void): Promise<Buffer> {
+    const limit = this.opts.maxBodyBytes;
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      return Promise.reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', `the body has ${declared} bytes, more than --max-body-bytes ${limit}`, { headers: { connection: 'close' } }));
+    }
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let total = 0;
+      let over = false;
+      req.on('data', (c: Buffer) => {
+        if (over) return;
+        total += c.length;
+        onBytes(total);
+        if (total > limit) {
+          over = true;
+          chunks.length = 0;
+          reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', `the body is larger than --max-body-bytes ${limit}`, { headers: { connection: 'close' } }));
+          return;
+        }
+        chunks.push(c);
+      });
+      req.on('end', () => {
+        if (!over) resolve(Buffer.concat(chunks, total));
+      });
+      req.on('error', (e) => reject(new HttpError(400, 'BAD_REQUEST', `reading the body failed: ${e.message}`)));
+    });
+  }
+}
