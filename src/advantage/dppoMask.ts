@@ -107,21 +107,29 @@ export function dppoMaskWithStats(
     const positive = advantages[t]! > 0;
     // rho = p / q; exp(lp - lq) only when q underflowed (lq < -745).
     rhoSum += q > 0 ? p / q : Math.exp(lp - lq);
-    let drop: boolean;
-    if (kl) {
-      const d = q * (lq - lp) + (1 - q) * Math.log((1 - q + 1e-8) / (1 - p + 1e-8));
-      drop = positive ? p > q && d > hi : p < q && d > lo;
-    } else {
-      const dp = p - q;
-      drop = positive ? dp > hi : dp < -lo;
-    }
-    if (!drop) {
+    if (!dppoDrops(lp, lq, p, q, positive, lo, hi, kl)) {
       mask[t] = 1;
       kept++;
     } else if (positive) droppedPositive++;
     else droppedNegative++;
   }
   return { mask, kept, droppedPositive, droppedNegative, meanRho: n === 0 ? 1 : rhoSum / n };
+}
+
+/**
+ * The per-token DPPO rule of SPEC §3, shared by {@link dppoMask} and the tensor
+ * loss `dppoLoss` (which builds its constant mask on the host with it), so that
+ * both drop exactly the same tokens. `p = exp(lp)`, `q = exp(lq)` are passed in
+ * because callers need them anyway. `lo` / `hi` are `deltaLow` / `deltaHigh`.
+ * @internal
+ */
+export function dppoDrops(lp: number, lq: number, p: number, q: number, positive: boolean, lo: number, hi: number, kl: boolean): boolean {
+  if (kl) {
+    const d = q * (lq - lp) + (1 - q) * Math.log((1 - q + 1e-8) / (1 - p + 1e-8));
+    return positive ? p > q && d > hi : p < q && d > lo;
+  }
+  const dp = p - q;
+  return positive ? dp > hi : dp < -lo;
 }
 
 /** Finite and <= 0 (with {@link LOGP_TOLERANCE}); one tight loop. @internal */

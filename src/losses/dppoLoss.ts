@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, parseOptions } from '../errors/validate.js';
+import { DppoMaskOptionsSchema, dppoDrops } from '../advantage/dppoMask.js';
 import { AggregateModeSchema, aggregateUnchecked } from './aggregateTokenLoss.js';
 import {
   asFloat,
@@ -25,20 +26,7 @@ import {
 export const LOG_RATIO_CLAMP = 20;
 
 /** Options of {@link dppoLoss} and {@link dppoLossWithDiagnostics}. */
-export const DppoLossOptionsSchema = z
-  .object({
-    /** Threshold of both sides when `deltaLow` / `deltaHigh` are not given. Default `0.2` (FrogNano §4.1). Must be > 0. */
-    delta: z.number().gt(0).default(0.2),
-    /** Threshold for tokens with `A <= 0` (drop when `p - q < -deltaLow`). Default `delta`. Must be > 0. */
-    deltaLow: z.number().gt(0).optional(),
-    /** Threshold for tokens with `A > 0` (drop when `p - q > deltaHigh`). Default `delta`. Must be > 0. */
-    deltaHigh: z.number().gt(0).optional(),
-    /**
-     * `'tv'` (default): the Binary-TV mask on `dp = p - q`. `'kl'`: the Binary-KL mask
-     * `KL = q (ln q - ln p) + (1-q) ln((1-q+1e-8)/(1-p+1e-8))`, a token dropped when
-     * `KL > deltaHigh` and `p > q` (for `A > 0`) or `KL > deltaLow` and `p < q` (for `A <= 0`).
-     */
-    divergence: z.enum(['tv', 'kl']).default('tv'),
+export const DppoLossOptionsSchema = DppoMaskOptionsSchema.extend({
     /**
      * Off by default. verl's `clip_ratio_c` (dual-clip): use `min(rho, ratioCap)` in
      * the loss. Must be > 1 (verl asserts the same). At `rho = ratioCap` the gradient
@@ -250,15 +238,7 @@ function maskFromValues(fn: string, x: DppoLossInputs, o: ParsedOptions): HostMa
     const d = Math.abs(lp - lq);
     if (d > maxAbsLogRho) maxAbsLogRho = d;
     rhoSum += q > 0 ? p / q : Math.exp(lp - lq);
-    let drop: boolean;
-    if (kl) {
-      const div = q * (lq - lp) + (1 - q) * Math.log((1 - q + 1e-8) / (1 - p + 1e-8));
-      drop = positive ? p > q && div > hi : p < q && div > lo;
-    } else {
-      const dp = p - q;
-      drop = positive ? dp > hi : dp < -lo;
-    }
-    if (!drop) {
+    if (!dppoDrops(lp, lq, p, q, positive, lo, hi, kl)) {
       keep[t] = 1;
       kept++;
     } else if (positive) droppedPositive++;
