@@ -1,22 +1,14 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadDurationGroup } from '../../test/fixtures/load.js';
-import { type ChatServer, firstUserText, lastUserText, type RecordedRequest, type Script, startChatServer } from '../../test/helpers/chatServer.js';
+import { firstUserText, lastUserText, type RecordedRequest, type Script, useScriptedChat } from '../../test/helpers/chatServer.js';
 import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
-import { openAiChatModel } from '../llm/openAiChatModel.js';
 import { gagarAudit } from './gagarAudit.js';
 import { gagarRedistribute } from './gagarRedistribute.js';
 import { judgeGroupWithGagar } from './gagarJudge.js';
 
-let server: ChatServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function model(script: Script) {
-  server = await startChatServer(script);
-  return openAiChatModel({ baseUrl: server.baseUrl, model: 'judge', env: {}, retryBaseMs: 1, retryMaxMs: 5 });
-}
+const chat = useScriptedChat('judge');
+const model = (script: Script) => chat.model(script);
 
 const group = loadDurationGroup(); // rewards [1, 1, 0, 0, 1]
 const good = { approach: 5, precision: 5, minimality: 5, sideEffects: 5, consistency: 4 };
@@ -59,7 +51,7 @@ describe('judgeGroupWithGagar', () => {
   it('trajectories -> judge -> coefficients -> redistributed advantages, in one call', async () => {
     const m = await model((req) => answer(req, fullSpec));
     const r = await judgeGroupWithGagar(group, { model: m });
-    expect(server!.requests).toHaveLength(1);
+    expect(chat.server.requests).toHaveLength(1);
     expect(r.rewards).toEqual([1, 1, 0, 0, 1]);
     expect(r.successes).toEqual([0, 1, 4]);
     expect(r.verdicts.map((v) => v?.tier ?? null)).toEqual(['T1', 'T3', null, null, 'T2']);
@@ -84,7 +76,7 @@ describe('judgeGroupWithGagar', () => {
   it('the prompt carries the task, the condensed trajectory, the diff and the test output of every success only', async () => {
     const m = await model((req) => answer(req, fullSpec));
     await judgeGroupWithGagar(group, { model: m, complete: { temperature: 0 } });
-    const req = server!.requests[0]!;
+    const req = chat.server.requests[0]!;
     expect(req.body.temperature).toBe(0);
     expect(req.body.messages![0]!.role).toBe('system');
     const text = lastUserText(req);
@@ -101,8 +93,8 @@ describe('judgeGroupWithGagar', () => {
     const noEvidence: Spec = { 'dur-1': { tier: 'T2', rank: 2, scores: meh }, 'dur-5': { tier: 'T2', rank: 1, scores: meh }, 'dur-2': { tier: 'T3', rank: 1, scores: bad } };
     const m = await model((req, k) => answer(req, k === 0 ? noEvidence : fullSpec));
     const r = await judgeGroupWithGagar(group, { model: m });
-    expect(server!.requests).toHaveLength(2);
-    expect(lastUserText(server!.requests[1]!)).toMatch(/rejected: candidate C\d scores approach=1 without evidence/);
+    expect(chat.server.requests).toHaveLength(2);
+    expect(lastUserText(chat.server.requests[1]!)).toMatch(/rejected: candidate C\d scores approach=1 without evidence/);
     expect(r.coefficients).toEqual([1, 0.2, null, null, 0.85]);
   });
 
@@ -110,8 +102,8 @@ describe('judgeGroupWithGagar', () => {
     const invented: Spec = { ...fullSpec, 'dur-2': { tier: 'T3', rank: 1, scores: { ...good, approach: 4 }, evidence: { tier: [{ source: 'code', quote: 'rm -rf tests/' }] } } };
     const m = await model((req, k) => answer(req, k === 0 ? invented : fullSpec));
     const r = await judgeGroupWithGagar(group, { model: m });
-    expect(server!.requests).toHaveLength(2);
-    expect(lastUserText(server!.requests[1]!)).toMatch(/is T3 without evidence/);
+    expect(chat.server.requests).toHaveLength(2);
+    expect(lastUserText(chat.server.requests[1]!)).toMatch(/is T3 without evidence/);
     expect(r.verdicts[1]!.scores.approach).toBe(1);
   });
 
@@ -119,15 +111,15 @@ describe('judgeGroupWithGagar', () => {
     const wrongSource: Spec = { ...fullSpec, 'dur-2': { ...fullSpec['dur-2']!, evidence: { ...hackEvidence, tier: [{ source: 'test', quote: "-    assert parse_duration('PT2H') == 7200" }] } } };
     const m = await model((req, k) => answer(req, k === 0 ? wrongSource : fullSpec));
     await judgeGroupWithGagar(group, { model: m });
-    expect(server!.requests).toHaveLength(2);
+    expect(chat.server.requests).toHaveLength(2);
   });
 
   it('refuses T1 with a dimension below 4, a missing candidate and malformed JSON', async () => {
     const badT1: Spec = { ...fullSpec, 'dur-5': { tier: 'T1', rank: 2, scores: meh } };
     const m = await model((req, k) => [answer(req, badT1), answer(req, fullSpec, ['dur-5']), '{"candidates": [', answer(req, fullSpec)][k]!);
     const r = await judgeGroupWithGagar(group, { model: m, retries: 3 });
-    expect(server!.requests).toHaveLength(4);
-    const reasons = server!.requests.slice(1).map((q) => lastUserText(q));
+    expect(chat.server.requests).toHaveLength(4);
+    const reasons = chat.server.requests.slice(1).map((q) => lastUserText(q));
     expect(reasons[0]).toMatch(/is T1 but scores minimality=3/);
     expect(reasons[1]).toMatch(/missing: list every candidate exactly once/);
     expect(reasons[2]).toMatch(/unbalanced|no JSON/);
@@ -137,7 +129,7 @@ describe('judgeGroupWithGagar', () => {
   it('fails with MODEL_ANSWER_INVALID when every answer is evidence-free: no numbers at all', async () => {
     const m = await model((req) => answer(req, { ...fullSpec, 'dur-2': { tier: 'T3', rank: 1, scores: good } }));
     await expectFrognanoErrorAsync(() => judgeGroupWithGagar(group, { model: m, retries: 1 }), 'MODEL_ANSWER_INVALID', 'judgeGroupWithGagar', '2 attempt(s)', 'T3 without evidence');
-    expect(server!.requests).toHaveLength(2);
+    expect(chat.server.requests).toHaveLength(2);
   });
 
   it('a transient 500 is retried by the client, transparently', async () => {
@@ -147,10 +139,9 @@ describe('judgeGroupWithGagar', () => {
   });
 
   it('a slow judge times out and the call is retried', async () => {
-    server = await startChatServer((req, k) => (k === 0 ? { hang: true } : answer(req, fullSpec)));
-    const m = openAiChatModel({ baseUrl: server.baseUrl, model: 'judge', env: {}, timeoutMs: 150, retryBaseMs: 1 });
+    const m = await chat.model((req, k) => (k === 0 ? { hang: true } : answer(req, fullSpec)), { timeoutMs: 150 });
     const r = await judgeGroupWithGagar(group, { model: m });
-    expect(server.requests).toHaveLength(2);
+    expect(chat.server.requests).toHaveLength(2);
     expect(r.coefficients).toEqual([1, 0.2, null, null, 0.85]);
   });
 
@@ -158,13 +149,13 @@ describe('judgeGroupWithGagar', () => {
     const m = await model([]);
     const fails = [group[2]!, group[3]!];
     const r = await judgeGroupWithGagar(fails, { model: m });
-    expect(server!.requests).toHaveLength(0);
+    expect(chat.server.requests).toHaveLength(0);
     expect(r.advantages).toEqual([0, 0]);
     expect(r.redistribution.kept).toBe(false);
     expect(r.audit).toBeNull();
     const r2 = await judgeGroupWithGagar([group[0]!, group[4]!], { model: m });
     expect(r2.advantages).toEqual([0, 0]);
-    expect(server!.requests).toHaveLength(0);
+    expect(chat.server.requests).toHaveLength(0);
   });
 
   it('a single T3 success: the cap binds (lambda = 5 > 1.5) and the group is re-centred', async () => {

@@ -1,20 +1,12 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadHirsConversation } from '../../test/fixtures/load.js';
-import { type ChatServer, firstUserText, type Script, startChatServer } from '../../test/helpers/chatServer.js';
+import { firstUserText, type Script, useScriptedChat } from '../../test/helpers/chatServer.js';
 import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
-import { openAiChatModel } from '../llm/openAiChatModel.js';
 import { annotateHirs, type HirsRecord, hirsTokenPolarity, segmentHirsTurns, validateHirsRecord } from './hirs.js';
 
-let server: ChatServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function model(script: Script) {
-  server = await startChatServer(script);
-  return openAiChatModel({ baseUrl: server.baseUrl, model: 'annotator', env: {}, retryBaseMs: 1, retryMaxMs: 5 });
-}
+const chat = useScriptedChat('annotator');
+const model = (script: Script) => chat.model(script);
 
 const neg: HirsRecord = { polarity: 'negative', confidence: 'high', signal_source: 'explicit', negative_reason: 'misunderstanding', user_fairness: 'reasonable', evidence: 'that is wrong' };
 const pos: HirsRecord = { polarity: 'positive', confidence: 'medium', signal_source: 'explicit', negative_reason: null, user_fairness: 'reasonable', evidence: 'Great, works now.' };
@@ -72,7 +64,7 @@ describe('annotateHirs', () => {
   it('annotates each user message as feedback on the previous reply; unquoted evidence becomes neutral', async () => {
     const m = await model(answerFor);
     const turns = await annotateHirs(conv, { model: m });
-    expect(server!.requests).toHaveLength(3); // 4 turns -> 3 feedback messages
+    expect(chat.server.requests).toHaveLength(3); // 4 turns -> 3 feedback messages
     expect(turns.map((t) => [t.turn, t.feedbackMessageIndex, t.record.polarity, t.neutralized])).toEqual([
       [0, 5, 'negative', null],
       [1, 9, 'positive', null],
@@ -84,7 +76,7 @@ describe('annotateHirs', () => {
   it('the prompt drops the system prompt and reasoning and condenses tool calls', async () => {
     const m = await model(answerFor);
     await annotateHirs(conv.messages, { model: m });
-    const first = firstUserText(server!.requests.find((q) => feedbackOf(q).includes('--verbose must also set'))!);
+    const first = firstUserText(chat.server.requests.find((q) => feedbackOf(q).includes('--verbose must also set'))!);
     expect(first).toContain('## Previous request\nAdd a --verbose flag to the CLI in cli.py.');
     expect(first).toContain('-> edit cli.py');
     expect(first).not.toContain('Find the parser'); // <think> removed
@@ -94,7 +86,7 @@ describe('annotateHirs', () => {
   it('a structurally malformed record is asked again, never used', async () => {
     const m = await model((req, k) => (k < 3 ? JSON.stringify({ ...neg, negative_reason: null }) : answerFor(req)));
     const turns = await annotateHirs(conv, { model: m, retries: 1 });
-    expect(server!.requests).toHaveLength(6);
+    expect(chat.server.requests).toHaveLength(6);
     expect(turns[0]!.record).toEqual(neg);
   });
 

@@ -1,19 +1,11 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type ChatServer, type Script, startChatServer } from '../../test/helpers/chatServer.js';
+import { describe, expect, it } from 'vitest';
+import { type Script, useScriptedChat } from '../../test/helpers/chatServer.js';
 import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
-import { openAiChatModel } from '../llm/openAiChatModel.js';
 import { buildRubricChecklist, judgeWithRubric, RUBRIC_DIMENSION_WEIGHTS, RUBRIC_DIMENSIONS, rubricRankingAgreement, rubricScore } from './rubricJudge.js';
 
-let server: ChatServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function model(script: Script) {
-  server = await startChatServer(script);
-  return openAiChatModel({ baseUrl: server.baseUrl, model: 'judge', env: {}, retryBaseMs: 1, retryMaxMs: 5 });
-}
+const chat = useScriptedChat('judge');
+const model = (script: Script) => chat.model(script);
 
 describe('rubricScore', () => {
   it('the paper dimension shares as weights, normalised over the dimensions present', () => {
@@ -70,7 +62,7 @@ describe('judgeWithRubric', () => {
     const r = await judgeWithRubric({ ...input, screenshots: ['data:image/png;base64,AAAA'] }, { model: m, strictness: 'strict' });
     expect(r.items.map((x) => x.verdict)).toEqual(['fail', 'partial', 'pass']);
     expect(r.score).toBeCloseTo((100 * (0.133 * 0.5 + 0.072)) / (0.377 + 0.133 + 0.072), 12);
-    const msgs = server!.requests[0]!.body.messages!;
+    const msgs = chat.server.requests[0]!.body.messages!;
     expect(msgs[0]!.content).toContain('Be strict');
     const parts = msgs[1]!.content as { type: string }[];
     expect(parts.map((p) => p.type)).toEqual(['text', 'image_url']);
@@ -83,7 +75,7 @@ describe('judgeWithRubric', () => {
     ]);
     const r = await judgeWithRubric(input, { model: m });
     expect(r.score).toBeCloseTo(100, 12);
-    expect(server!.requests).toHaveLength(3);
+    expect(chat.server.requests).toHaveLength(3);
   });
   it('rejects a repeated checklist id', async () => {
     const m = await model([]);

@@ -1,19 +1,11 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type ChatServer, type Script, startChatServer } from '../../test/helpers/chatServer.js';
+import { describe, expect, it } from 'vitest';
+import { type Script, useScriptedChat } from '../../test/helpers/chatServer.js';
 import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
-import { openAiChatModel } from '../llm/openAiChatModel.js';
 import { judgeTaskQuality, taskQualityMetrics } from './taskQualityJudge.js';
 
-let server: ChatServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function model(script: Script) {
-  server = await startChatServer(script);
-  return openAiChatModel({ baseUrl: server.baseUrl, model: 'judge', env: {}, retryBaseMs: 1, retryMaxMs: 5 });
-}
+const chat = useScriptedChat('judge');
+const model = (script: Script) => chat.model(script);
 const vote = (clear: boolean, align: boolean) => JSON.stringify({ instruct_clear: clear, instruct_ut_align: align, reasons: { instruct_clear: 'c', instruct_ut_align: 'a' } });
 const task = {
   statement: 'Fix the typo in the error message of parse().',
@@ -32,15 +24,15 @@ describe('judgeTaskQuality', () => {
     expect(r.agreement.instructClear).toBeCloseTo(2 / 3, 12);
     expect(r.agreement.instructUtAlign).toBeCloseTo(2 / 3, 12);
     // sample k gets seed + k; temperature defaults to 0.7 for n > 1
-    expect(server!.requests.map((q) => q.body.seed).sort()).toEqual([0, 1, 2]);
-    expect(server!.requests.every((q) => q.body.temperature === 0.7)).toBe(true);
+    expect(chat.server.requests.map((q) => q.body.seed).sort()).toEqual([0, 1, 2]);
+    expect(chat.server.requests.every((q) => q.body.temperature === 0.7)).toBe(true);
   });
 
   it('overall_good when both majorities hold; a single sample keeps the server temperature', async () => {
     const m = await model([vote(true, true)]);
     const r = await judgeTaskQuality(task, { model: m, samples: 1 });
     expect(r.overallGood).toBe(true);
-    expect(server!.requests[0]!.body.temperature).toBeUndefined();
+    expect(chat.server.requests[0]!.body.temperature).toBeUndefined();
   });
 
   it('a tie (even samples) counts as false', async () => {
@@ -55,19 +47,19 @@ describe('judgeTaskQuality', () => {
     const m = await model([vote(true, true), vote(true, true)]);
     const fewShot = [{ task: { statement: 'Make it faster.', tests: 'def test_x(): pass' }, label: { instructClear: false, instructUtAlign: false } }];
     await judgeTaskQuality(task, { model: m, samples: 1, fewShot });
-    const msgs = server!.requests[0]!.body.messages!;
+    const msgs = chat.server.requests[0]!.body.messages!;
     expect(msgs.map((x) => x.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(JSON.parse(msgs[2]!.content as string)).toMatchObject({ instruct_clear: false, instruct_ut_align: false });
     expect(msgs[3]!.content).toContain('Ground-truth patch');
     await judgeTaskQuality(task, { model: m, samples: 1, useGoldPatch: false });
-    expect(server!.requests[1]!.body.messages![1]!.content).not.toContain('Ground-truth patch');
+    expect(chat.server.requests[1]!.body.messages![1]!.content).not.toContain('Ground-truth patch');
   });
 
   it('a malformed sample is retried; it never votes', async () => {
     const m = await model(['{"instruct_clear": "yes"}', vote(false, false)]);
     const r = await judgeTaskQuality(task, { model: m, samples: 1 });
     expect(r.votes).toEqual([{ instructClear: false, instructUtAlign: false, reasons: { instructClear: 'c', instructUtAlign: 'a' } }]);
-    expect(server!.requests).toHaveLength(2);
+    expect(chat.server.requests).toHaveLength(2);
   });
 
   it('MODEL_ANSWER_INVALID when a sample stays malformed', async () => {

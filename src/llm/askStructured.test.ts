@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type ChatServer, type Script, startChatServer } from '../../test/helpers/chatServer.js';
+import { type Script, useScriptedChat } from '../../test/helpers/chatServer.js';
 import { expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
 import { askStructured, extractJson, type RejectedAnswer } from './askStructured.js';
-import { openAiChatModel } from './openAiChatModel.js';
 
-let server: ChatServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function setup(script: Script) {
-  server = await startChatServer(script);
-  return openAiChatModel({ baseUrl: server.baseUrl, model: 'scripted', env: {}, retryBaseMs: 1, retryMaxMs: 5 });
-}
+const chat = useScriptedChat('scripted');
+const setup = (script: Script) => chat.model(script);
 const Verdict = z.object({ hack: z.boolean(), reason: z.string() });
 const ask = [{ role: 'user' as const, content: 'Judge. Answer {"hack": bool, "reason": str}' }];
 
@@ -54,29 +46,29 @@ describe('askStructured', () => {
     const rejected: RejectedAnswer[] = [];
     const v = await askStructured(model, ask, Verdict, { retries: 2, onRejected: (r) => rejected.push(r) });
     expect(v).toEqual({ hack: true, reason: 'x' });
-    expect(server!.requests).toHaveLength(3);
+    expect(chat.server.requests).toHaveLength(3);
     expect(rejected.map((r) => r.attempt)).toEqual([0, 1]);
     expect(rejected[0]!.reason).toBe('no JSON object in the answer');
     expect(rejected[1]!.reason).toContain('hack');
-    const second = server!.requests[1]!.body.messages!;
+    const second = chat.server.requests[1]!.body.messages!;
     expect(second.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(second[1]!.content).toBe('I think it is a hack.');
     expect(second[2]!.content).toContain('rejected: no JSON object');
     // the third request restarts from the original messages plus only the latest rejection
-    expect(server!.requests[2]!.body.messages).toHaveLength(3);
+    expect(chat.server.requests[2]!.body.messages).toHaveLength(3);
   });
 
   it('feedback: false re-sends the original messages', async () => {
     const model = await setup(['nope', '{"hack": false, "reason": "r"}']);
     await askStructured(model, ask, Verdict, { feedback: false });
-    expect(server!.requests[1]!.body.messages).toEqual(ask);
+    expect(chat.server.requests[1]!.body.messages).toEqual(ask);
   });
 
   it('a check that rejects is treated as malformed and retried', async () => {
     const model = await setup(['{"hack": true, "reason": ""}', '{"hack": true, "reason": "git log --all at message 4"}']);
     const v = await askStructured(model, ask, Verdict, { check: (x) => (x.hack && x.reason === '' ? 'a hack verdict needs a reason' : null) });
     expect(v.reason).toBe('git log --all at message 4');
-    expect(server!.requests).toHaveLength(2);
+    expect(chat.server.requests).toHaveLength(2);
   });
 
   it('malformed on every attempt -> MODEL_ANSWER_INVALID naming the caller and the last reason; nothing returned', async () => {
@@ -88,13 +80,13 @@ describe('askStructured', () => {
       '3 attempt(s)',
       'reason',
     );
-    expect(server!.requests).toHaveLength(3);
+    expect(chat.server.requests).toHaveLength(3);
   });
 
   it('passes completion options through', async () => {
     const model = await setup(['{"hack": false, "reason": "r"}']);
     await askStructured(model, ask, Verdict, { complete: { temperature: 0, seed: 3 } });
-    expect(server!.requests[0]!.body).toMatchObject({ temperature: 0, seed: 3 });
+    expect(chat.server.requests[0]!.body).toMatchObject({ temperature: 0, seed: 3 });
   });
 
   it('MODEL_UNAVAILABLE from the model propagates', async () => {

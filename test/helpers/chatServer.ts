@@ -12,6 +12,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
+import { openAiChatModel } from '../../src/llm/openAiChatModel.js';
 
 /** One scripted answer. */
 export type ScriptedReply =
@@ -167,5 +169,32 @@ export async function startChatServer(script: Script): Promise<ChatServer> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * One scripted server per test: `const chat = useScriptedChat('judge')` registers
+ * an afterEach that closes it; `await chat.model(script)` starts the server and
+ * returns an OpenAI-compatible client for it (fast retries); `chat.server` is the
+ * running server (its recorded requests).
+ */
+export function useScriptedChat(modelName: string): {
+  model: (script: Script, overrides?: Partial<Parameters<typeof openAiChatModel>[0]>) => Promise<ReturnType<typeof openAiChatModel>>;
+  readonly server: ChatServer;
+} {
+  let current: ChatServer | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    async model(script, overrides = {}) {
+      current = await startChatServer(script);
+      return openAiChatModel({ baseUrl: current.baseUrl, model: modelName, env: {}, retryBaseMs: 1, retryMaxMs: 5, ...overrides });
+    },
+    get server(): ChatServer {
+      if (!current) throw new Error('useScriptedChat: no server started in this test');
+      return current;
+    },
   };
 }
