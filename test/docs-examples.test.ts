@@ -75,3 +75,23 @@ describe('docs/gagar.md examples', () => {
     );
   });
 });
+
+describe('README judges example on the bundled trajectories', () => {
+  it('rule funnel finding, monitor metrics', async () => {
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const { applyMonitor, monitorMetrics, parseTrajectory, ruleFunnel } = await import('../src/index.js');
+    const dir = new URL('../examples/data/trajectories/', import.meta.url);
+    const ts = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => parseTrajectory(JSON.parse(readFileSync(new URL(f, dir), 'utf8'))));
+    expect(ts).toHaveLength(14);
+    const hack = ts.find((t) => t.id.includes('git-history')) ?? ts.find((t) => JSON.stringify(t).includes('git log --all'))!;
+    const findings = ruleFunnel(hack);
+    expect(findings[0]).toEqual({ code: 'git-history', evidence: 'git log --all --oneline', messageIndex: 4 });
+    const m = monitorMetrics(applyMonitor(ts));
+    expect(m.resolved).toBeCloseTo(10 / 14, 12);
+    expect(m.hackRate).toBeCloseTo(9 / 14, 12);
+    expect(m.hackedResolved).toBeCloseTo(5 / 14, 12);
+    expect(m.cleanResolved).toBeCloseTo(5 / 14, 12);
+  });
+});
