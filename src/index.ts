@@ -18,3 +18,6 @@ export * from './schema/index.js';
 export * from './llm/index.js';
 export * from './losses/index.js';
 export * from './backend/index.js';
+export * from './env/index.js';
+export * from './models/index.js';
+export * from './train/index.js';

@@ -12,6 +12,7 @@
  * | `BACKEND_UNAVAILABLE` | a requested tfjs backend or its npm package is not installed or cannot start |
  * | `INVALID_STATE` | a stateful helper or a checkpoint is used in a way its state does not allow |
  * | `MODEL_UNAVAILABLE` | a model endpoint gave no answer: not configured, network error, timeout or HTTP error after the retries (`src/llm`) |
+ * | `CHECKPOINT_INVALID` | a training checkpoint cannot be used: unreadable, truncated, corrupt (checksum mismatch), of another format or version, or for another model |
  * | `MODEL_ANSWER_INVALID` | a model answered, but not with the required structure (unparseable JSON, a schema violation, a negative judgment without evidence) even after the retries; the answer never reaches the numbers |
  */
 export const ErrorCode = {
@@ -24,6 +25,7 @@ export const ErrorCode = {
   INVALID_STATE: 'INVALID_STATE',
   MODEL_UNAVAILABLE: 'MODEL_UNAVAILABLE',
   MODEL_ANSWER_INVALID: 'MODEL_ANSWER_INVALID',
+  CHECKPOINT_INVALID: 'CHECKPOINT_INVALID',
 } as const;
 
 /** One of the stable {@link ErrorCode} strings. */

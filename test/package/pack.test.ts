@@ -68,14 +68,18 @@ describe('the packed tarball in a scratch project', () => {
         "import { gagarRedistribute } from 'frognano/judges';",
         "import { passAtK } from 'frognano/metrics';",
         "import { FrognanoError } from 'frognano/errors';",
+        "import { classifyResolveRate, runTaskPilot } from 'frognano/curriculum';",
+        "import { DigitTaskFamily } from 'frognano/env';",
+        "import { parseTrajectory } from 'frognano/schema';",
+        "if (typeof runTaskPilot !== 'function' || typeof DigitTaskFamily !== 'function' || typeof parseTrajectory !== 'function') throw new Error('missing export');",
         'const a = groupAdvantages([[1, 1, 0, 0]], { scale: "none" }).advantages[0];',
         'const g = gagarRedistribute([1, 1, 0, 0], [1, 0.2, 1, 1], { lambdaMax: Infinity });',
         'let code; try { passAtK(3, 5, 1); } catch (e) { code = e instanceof FrognanoError ? e.code : "other"; }',
-        'console.log(JSON.stringify({ a, g: g.map((x) => +x.toFixed(4)), m: dppoMask([Math.log(0.9)], [Math.log(0.5)], [1]), r: shapeReward({ success: true, truncated: true, assistantTokens: 9 }, { budget: 5, alpha: 1 }), code }));',
+        'console.log(JSON.stringify({ a, g: g.map((x) => +x.toFixed(4)), m: dppoMask([Math.log(0.9)], [Math.log(0.5)], [1]), r: shapeReward({ success: true, truncated: true, assistantTokens: 9 }, { budget: 5, alpha: 1 }), code, band: classifyResolveRate(0.25, { low: 0, high: 0.5, highInclusive: true }) }));',
       ].join('\n'),
       app,
     );
-    expect(JSON.parse(out)).toEqual({ a: [0.5, 0.5, -0.5, -0.5], g: [0.8333, 0.1667, -0.5, -0.5], m: [0], r: 0.5, code: 'OUT_OF_RANGE' });
+    expect(JSON.parse(out)).toEqual({ a: [0.5, 0.5, -0.5, -0.5], g: [0.8333, 0.1667, -0.5, -0.5], m: [0], r: 0.5, code: 'OUT_OF_RANGE', band: 'accept' });
   }, 240_000);
 
   it('with the tfjs peer installed, the root entry exports the losses too', () => {
@@ -85,9 +89,9 @@ describe('the packed tarball in a scratch project', () => {
     run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
     expect(existsSync(join(app, 'node_modules/@tensorflow/tfjs'))).toBe(true);
     const out = node(
-      "import { groupAdvantages, dppoLoss } from 'frognano'; console.log(typeof groupAdvantages, typeof dppoLoss);",
+      "import { groupAdvantages, dppoLoss, FrogNanoTrainer } from 'frognano'; import { TinyGpt } from 'frognano/models'; console.log(typeof groupAdvantages, typeof dppoLoss, typeof FrogNanoTrainer, typeof TinyGpt);",
       app,
     );
-    expect(out).toBe('function function');
+    expect(out).toBe('function function function function');
   }, 300_000);
 });

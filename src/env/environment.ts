@@ -1,0 +1,101 @@
+import type { Outcome } from '../schema/outcome.js';
+
+/**
+ * Why a rollout stopped before the agent ended it (FrogNano §4.2: "a trajectory
+ * that solves the task but hits the maximum context length, the per-turn token
+ * limit, the maximum number of turns or the maximum time is truncated"):
+ *
+ * - `'max-new-tokens'`: an assistant turn reached its token budget without ending;
+ * - `'max-turns'`: the agent called a tool in its last allowed turn;
+ * - `'wall-time'`: the rollout ran past its wall-clock budget;
+ * - `'context'`: the sequence reached the policy's context length.
+ */
+export type TruncationReason = 'max-new-tokens' | 'max-turns' | 'wall-time' | 'context';
+
+/** Every {@link TruncationReason}, in a fixed order (for logs and reports). */
+export const TRUNCATION_REASONS: readonly TruncationReason[] = ['max-new-tokens', 'max-turns', 'wall-time', 'context'];
+
+/** The rollout budget of one task (per episode). */
+export interface TaskLimits {
+  /** Most tokens the assistant may generate in one turn (its own tokens only, not observations). */
+  maxNewTokens: number;
+  /** Most assistant turns; a tool call in the last turn ends the episode as truncated (`'max-turns'`). */
+  maxTurns: number;
+}
+
+/** One assistant turn of an episode and what the environment answered. */
+export interface Turn {
+  /** The tokens the assistant generated in this turn, terminator (end or tool call) included. */
+  assistant: number[];
+  /** How the turn ended: `'end'` (the final answer), `'tool'` (a tool call), or a truncation. */
+  end: 'end' | 'tool' | TruncationReason;
+  /** The tool observation appended after a `'tool'` turn (masked from the loss); empty otherwise. */
+  observation: number[];
+}
+
+/**
+ * What the rollout engine hands the verifier: the prompt, the turns, and why
+ * the episode stopped. The hidden tests of the task look only at this.
+ */
+export interface Episode {
+  /** The prompt token ids (the task statement). */
+  prompt: number[];
+  /** The assistant turns, in order. */
+  turns: Turn[];
+  /** `'end'` when the agent ended the episode itself, else the truncation reason. */
+  stop: 'end' | TruncationReason;
+}
+
+/**
+ * The verifier's verdict on one rollout: the SPEC §1 outcome (what
+ * `shapeReward` takes) plus the truncation reason.
+ */
+export interface Verdict extends Outcome {
+  /** Why the rollout was truncated, `null` when the agent ended it. */
+  reason: TruncationReason | null;
+}
+
+/**
+ * A verifiable task environment (FrogNano §2-3, in miniature): a task has a
+ * statement the policy sees and hidden tests it does not.
+ *
+ * The episode protocol is Leaf's structural rule (FrogNano §2): the assistant
+ * generates a turn; a turn that ends with the tool-call token continues the
+ * episode (the environment's {@link Environment.respond} answer is appended
+ * as an observation, masked from the loss); a turn that ends with the end token
+ * is the final answer and ends it. Tasks must be plain JSON values (they are
+ * stored in checkpoints and the curriculum history).
+ *
+ * @typeParam T - the task type (a JSON-serialisable object)
+ */
+export interface Environment<T> {
+  /** The token that ends the episode (the final answer). */
+  readonly endToken: number;
+  /** The token that ends a turn with a tool call; omit for single-turn environments. */
+  readonly toolCallToken?: number;
+  /** The padding token (used only to right-pad batches; never generated on purpose). */
+  readonly padToken: number;
+  /** The statement as token ids. */
+  prompt(task: T): number[];
+  /** The rollout budget of the task. */
+  limits(task: T): TaskLimits;
+  /** The tool observation for a turn that ended with {@link Environment.toolCallToken}. */
+  respond?(task: T, episode: Episode): number[];
+  /** The hidden tests: whether the episode's final state solves the task (graded even when truncated). */
+  grade(task: T, episode: Episode): boolean;
+}
+
+/**
+ * The verifier (FrogNano §4.2): grades an episode with the task's hidden
+ * tests and reports success, whether and why it was truncated, and the number
+ * of assistant-generated tokens (every generated token, terminators included;
+ * never observations).
+ *
+ * @example verifyEpisode(env, task, episode) // { success: true, truncated: false, reason: null, assistantTokens: 5 }
+ */
+export function verifyEpisode<T>(env: Environment<T>, task: T, episode: Episode): Verdict {
+  let assistantTokens = 0;
+  for (const t of episode.turns) assistantTokens += t.assistant.length;
+  const reason = episode.stop === 'end' ? null : episode.stop;
+  return { success: env.grade(task, episode), truncated: reason !== null, reason, assistantTokens };
+}
