@@ -41,7 +41,10 @@ function balancedEnd(s: string, start: number): number {
  *
  * @param text - the model's answer
  * @returns `{ found: true, value }` or `{ found: false, reason }`
- * @example extractJson('Sure!\n```json\n{"tier": "T1"}\n```') // { found: true, value: { tier: 'T1' } }
+ * @example
+ * ```ts
+ * extractJson('Sure!\n```json\n{"tier": "T1"}\n```'); // { found: true, value: { tier: 'T1' } }
+ * ```
  */
 export function extractJson(text: string): ExtractJsonResult {
   if (typeof text !== 'string') return { found: false, reason: `the answer is not text (${describeValue(text)})` };
