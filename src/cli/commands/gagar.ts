@@ -5,6 +5,7 @@ import {
   gagarRedistributeDetailed,
   GagarRedistributeOptionsSchema,
   type GagarRedistributeOptions,
+  type GagarRedistribution,
 } from '../../judges/index.js';
 import type { RecordCommand } from '../command.js';
 import { checkFlagOptions, defined, extendedNumberFlag } from '../flags.js';
@@ -26,16 +27,10 @@ export const GagarRecordSchema = z
   .strict();
 
 /** One `frognano gagar` output line: `gagarRedistributeDetailed`'s result (+ the coefficients when computed from candidates). */
-export interface GagarOutput {
+export type GagarOutput = GagarRedistribution & {
   id?: string | number;
-  advantages: number[];
-  kept: boolean;
-  lambda: number;
-  lambdaUsed: number;
-  capped: boolean;
-  shift: number;
   coefficients?: (number | null)[];
-}
+};
 
 /**
  * Computes one GAGAR record. With `candidates`, the non-null entries go to
