@@ -1,30 +1,40 @@
 #!/usr/bin/env bash
-# One prepared device call for the H200 (see docs/gpu.md). Run from the repo root
-# on the device machine through the gpu tool's remote.sh:
-#   ../shared/tools/gpu/pack.sh --dev     (here, once: packs node, node_modules with vitest, webgpu)
-#   device run: carry [".gpu"], command: bash .gpu/remote.sh bash bench/gpu/h200.sh
-# Writes its logs under $OUT (the device tool brings them back). Budget: under 9 minutes of device time
-# (losses suite 150 s, two benches 90 s each, training 200 s at most, each under its own timeout):
-# call the device tool with timeout_s 600.
+# One prepared device call for the H200 (see docs/gpu.md). Run from the repo root on the device machine:
+#   here, once:  npm ci && bash bench/gpu/pack.sh          (node, node_modules with vitest/tsx, webgpu, the Vulkan loader)
+#   device run:  carry [".gpu"], timeout_s 540, command: bash .gpu/remote.sh bash bench/gpu/h200.sh
+# Writes at most 7 files under $OUT (the device tool brings back 8). Each step has its own timeout; the
+# worst case is 150 + 90 + 75 + 120 s plus unpacking, well inside one 540 s call.
+# Rehearsal without a GPU (SwiftShader's Vulkan on the CPU, see docs/gpu.md):
+#   GPU_BACKEND=webgpu TORCH_DEVICE=cpu PYTHON=/usr/bin/python3 VK_DRIVER_FILES=.../vk_swiftshader_icd.json bash bench/gpu/h200.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/frognano-gpu-out}
+GPU_BACKEND=${GPU_BACKEND:-webgpu}
+TORCH_DEVICE=${TORCH_DEVICE:-cuda}
+PYTHON=${PYTHON:-python3}
 mkdir -p "$OUT"
-date -u +%Y-%m-%dT%H:%M:%SZ | tee "$OUT/date.txt"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
-python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())" | tee -a "$OUT/gpu.txt"
+# the webgpu packages and the wasm binaries that the gpu tool's pack.sh leaves out (bench/gpu/pack.sh)
+[ -f .gpu/webgpu.tar.xz ] && tar xJf .gpu/webgpu.tar.xz
+{ date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -2
+  echo "node $(node --version); $("$PYTHON" -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())" 2>&1 | tail -1)"
+} | tee "$OUT/machine.txt"
+TSX="node --conditions=@frognano/source --import tsx"   # word-split on purpose: timeout runs programs, not functions
 
-echo "== losses suite on webgpu"
-FROGNANO_TEST_BACKENDS=webgpu timeout 150 vitest run src/losses src/backend --reporter=verbose 2>&1 | tee "$OUT/losses-webgpu.log" | tail -40
-echo "rc=${PIPESTATUS[0]}" | tee -a "$OUT/losses-webgpu.log"
+echo "== 1. losses and backend suites with FROGNANO_TEST_BACKENDS=$GPU_BACKEND"
+FROGNANO_TEST_BACKENDS=$GPU_BACKEND timeout 150 vitest run src/losses src/backend --reporter=verbose 2>&1 | tee "$OUT/suite-$GPU_BACKEND.log" | grep -E "✓|✗|×|FAIL|Test Files|Tests |Duration" | tail -200
+echo "rc=${PIPESTATUS[0]}" | tee -a "$OUT/suite-$GPU_BACKEND.log"
 
-echo "== dppoLoss bench: webgpu vs PyTorch CUDA"
-BENCH_BACKEND=webgpu TORCH_DEVICE=cuda PYTHON=python3 BENCH_REPS=10 timeout 90 \
-  node --conditions=@frognano/source --import tsx bench/dppo-loss.bench.ts 2>&1 | tee "$OUT/bench-webgpu-vs-cuda.log" | tail -12
-echo "== dppoLoss bench: webgpu (validate off: no host read of the inputs) vs PyTorch CUDA"
-BENCH_BACKEND=webgpu BENCH_VALIDATE=0 TORCH_DEVICE=cuda PYTHON=python3 BENCH_REPS=10 timeout 90 \
-  node --conditions=@frognano/source --import tsx bench/dppo-loss.bench.ts 2>&1 | tee "$OUT/bench-webgpu-novalidate.log" | tail -12
+echo "== 2. dppoLoss forward+backward: $GPU_BACKEND vs PyTorch $TORCH_DEVICE (validate on: one host read of the inputs)"
+BENCH_BACKEND=$GPU_BACKEND TORCH_DEVICE=$TORCH_DEVICE PYTHON=$PYTHON BENCH_REPS=${BENCH_REPS:-10} timeout 90 \
+  $TSX bench/dppo-loss.bench.ts 2>&1 | tee "$OUT/bench-validate.log" | grep -v "^$" | tail -8
+echo "rc=${PIPESTATUS[0]}" | tee -a "$OUT/bench-validate.log"
+echo "== 3. the same with validate off (no host read of the inputs)"
+BENCH_BACKEND=$GPU_BACKEND BENCH_VALIDATE=0 TORCH_DEVICE=$TORCH_DEVICE PYTHON=$PYTHON BENCH_REPS=${BENCH_REPS:-10} timeout 75 \
+  $TSX bench/dppo-loss.bench.ts 2>&1 | tee "$OUT/bench-novalidate.log" | grep -v "^$" | tail -8
+echo "rc=${PIPESTATUS[0]}" | tee -a "$OUT/bench-novalidate.log"
 
-echo "== training loop on webgpu (the demo configuration; issue 4's GPU run)"
-( time timeout 200 node --conditions=@frognano/source --import tsx examples/train-demo.ts --backend webgpu --seed 1 --out /tmp/train-webgpu ) 2>&1 | tee "$OUT/train-webgpu.log" | tail -8
-cp /tmp/train-webgpu/updates.jsonl "$OUT/train-updates.jsonl" 2>/dev/null || true   # 7 files in $OUT (the tool brings back 8 at most)
-# updates.jsonl has seconds and token counts per update: tokens per second = sum(tokens) / sum(seconds).
+echo "== 4. the training demo on $GPU_BACKEND (issue 4's loop; stopped at 120 s if not done, updates.jsonl keeps what ran)"
+rm -rf /tmp/train-gpu
+( time timeout 120 $TSX examples/train-demo.ts --backend "$GPU_BACKEND" --seed 1 --out /tmp/train-gpu ) 2>&1 | tee "$OUT/train.log" | grep -v "^$" | tail -8
+cp /tmp/train-gpu/updates.jsonl "$OUT/train-updates.jsonl" 2>/dev/null || echo "no updates.jsonl" | tee -a "$OUT/train.log"
+ls "$OUT"

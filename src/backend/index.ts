@@ -7,3 +7,4 @@
  */
 export { useBackend, BackendNameSchema, UseBackendOptionsSchema, BACKEND_PACKAGES, BACKEND_REQUIREMENTS } from './useBackend.js';
 export type { BackendName, BackendSelection, UseBackendOptions } from './useBackend.js';
+export { canReadSync } from './canReadSync.js';

@@ -1,10 +1,25 @@
+import { createRequire } from 'node:module';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
+import { TEST_BACKENDS } from '../../test/helpers/backends.js';
 import { useBackend } from './useBackend.js';
 
 // The real packages: @tensorflow/tfjs and @tensorflow/tfjs-backend-wasm are installed
-// here; @tensorflow/tfjs-node-gpu, @tensorflow/tfjs-backend-webgpu and webgpu are not.
+// here; @tensorflow/tfjs-node-gpu is not, and neither are @tensorflow/tfjs-backend-webgpu
+// and webgpu, except where bench/gpu/pack.sh brought them (the H200 run, or its
+// SwiftShader rehearsal) and FROGNANO_TEST_BACKENDS names webgpu: then the real path runs.
+const installed = (pkg: string): boolean => {
+  try {
+    createRequire(import.meta.url).resolve(pkg);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const webgpuHere = installed('webgpu') && installed('@tensorflow/tfjs-backend-webgpu');
+const webgpuRequested = TEST_BACKENDS.includes('webgpu');
+
 describe('useBackend', () => {
   it("'cpu' is always there", async () => {
     expect(await useBackend('cpu')).toEqual({ backend: 'cpu', package: '@tensorflow/tfjs' });
@@ -36,12 +51,24 @@ describe('useBackend', () => {
     expect(tf.getBackend()).toBe('cpu');
   });
 
-  it("'webgpu' in Node without the webgpu package: BACKEND_UNAVAILABLE naming webgpu and @tensorflow/tfjs-backend-webgpu", async () => {
+  it.runIf(!webgpuHere)("'webgpu' in Node without the webgpu package: BACKEND_UNAVAILABLE naming webgpu and @tensorflow/tfjs-backend-webgpu", async () => {
     await expectFrognanoErrorAsync(() => useBackend('webgpu'), 'BACKEND_UNAVAILABLE', "'webgpu'", '`webgpu` package', '@tensorflow/tfjs-backend-webgpu', 'Vulkan');
     expect(tf.getBackend()).toBe('cpu');
   });
 
-  it("'auto' tries cuda, webgpu, wasm, cpu in order and reports what it skipped", async () => {
+  it.runIf(webgpuHere && webgpuRequested)("'webgpu' with the packages and a GPU (or SwiftShader): Dawn's navigator.gpu, the backend starts and computes", async () => {
+    expect(await useBackend('webgpu')).toEqual({ backend: 'webgpu', package: '@tensorflow/tfjs-backend-webgpu' });
+    expect(tf.getBackend()).toBe('webgpu');
+    const y = tf.matMul(tf.tensor2d([[1, 2], [3, 4]]), tf.tensor2d([[5], [6]]));
+    expect(Array.from(await y.data())).toEqual([17, 39]);
+    // 'auto' finds no tfjs-node-gpu and takes webgpu next
+    const sel = await useBackend('auto');
+    expect(sel.backend).toBe('webgpu');
+    expect(sel.skipped?.map((s) => s.name)).toEqual(['cuda']);
+    await useBackend('cpu');
+  });
+
+  it.runIf(!webgpuHere)("'auto' tries cuda, webgpu, wasm, cpu in order and reports what it skipped", async () => {
     const sel = await useBackend('auto');
     expect(sel.backend).toBe('wasm');
     expect(sel.package).toBe('@tensorflow/tfjs-backend-wasm');

@@ -13,6 +13,8 @@ import {
   checkMask01,
   noGrad,
   readValues,
+  requireSyncRead,
+  resolveValidate,
 } from './tensorUtils.js';
 
 /**
@@ -47,14 +49,16 @@ export const DppoLossOptionsSchema = DppoMaskOptionsSchema.extend({
      */
     lossScaleFactor: z.number().gt(0).optional(),
     /**
-     * Default `true`: read the four tensors once, reject NaN/±Infinity, log-probs > 0 and
+     * `true`: read the four tensors once, reject NaN/±Infinity, log-probs > 0 and
      * mask values other than 0/1, and build the mask in float64 (the same numbers as the
      * array primitive `dppoMask`). `false`: read nothing and build the mask on the device
      * in float32 (for large batches on a GPU backend, where the read is a GPU-to-CPU
-     * transfer); bad input then yields NaN instead of an error. Ignored by
-     * {@link dppoLossWithDiagnostics}, which always reads.
+     * transfer); bad input then yields NaN instead of an error. Default: `true` where the
+     * backend reads synchronously (cpu, wasm, tfjs-node), `false` where it cannot (webgpu
+     * in Node, see `canReadSync`), where an explicit `true` is a `BACKEND_UNAVAILABLE`
+     * error. Ignored by {@link dppoLossWithDiagnostics} and {@link dppoDiagnostics}, which always read.
      */
-    validate: z.boolean().default(true),
+    validate: z.boolean().optional(),
   })
   .strict();
 /** Options of {@link dppoLoss} as the caller writes them. */
@@ -136,8 +140,8 @@ export function dppoLoss(inputs: DppoLossInputs, opts: DppoLossOptions = {}): tf
   const fn = 'dppoLoss';
   const o = parseOptions(fn, DppoLossOptionsSchema, opts);
   const x = checkInputs(fn, inputs);
-  if (!o.validate) return tf.tidy(() => lossOnDevice(x, o));
-  const m = maskFromValues(fn, x, o);
+  if (!resolveValidate(fn, o.validate)) return tf.tidy(() => lossOnDevice(x, o));
+  const m = maskFromValues(fn, x.logpNew.shape, readInputs(x), o);
   return lossWithMask(x, o, m);
 }
 
@@ -153,11 +157,33 @@ export function dppoLossWithDiagnostics(inputs: DppoLossInputs, opts: DppoLossOp
   const fn = 'dppoLossWithDiagnostics';
   const o = parseOptions(fn, DppoLossOptionsSchema, opts);
   const x = checkInputs(fn, inputs);
-  const m = maskFromValues(fn, x, o);
-  const loss = lossWithMask(x, o, m);
-  const s = m.stats;
+  requireSyncRead(fn, 'inputs', 'dppoLossWithDiagnostics', 'use dppoLoss for the loss and `await dppoDiagnostics(inputs, opts)` for the counts');
+  const m = maskFromValues(fn, x.logpNew.shape, readInputs(x), o);
+  return { loss: lossWithMask(x, o, m), ...diagnosticsOf(m.stats) };
+}
+
+/**
+ * The diagnostics of {@link dppoLossWithDiagnostics} without the loss, read
+ * asynchronously (`await tensor.data()`), so it works on every backend,
+ * webgpu in Node included, and never blocks the event loop. The values are
+ * validated as `validate: true` does and the keep rule is the same float64
+ * rule, so the counts are exactly those of {@link dppoLossWithDiagnostics}.
+ * Typical use on a GPU: take `dppoLoss(inputs, { validate: false })` inside
+ * the gradient, keep `logpNew`, then `await dppoDiagnostics(...)` for the log.
+ *
+ * @throws FrognanoError as {@link dppoLoss} with `validate: true` (the promise rejects)
+ * @example const d = await dppoDiagnostics({ logpNew, logpRollout, advantages, lossMask }); // d.keptFraction, d.meanRho, ...
+ */
+export async function dppoDiagnostics(inputs: DppoLossInputs, opts: DppoLossOptions = {}): Promise<Omit<DppoLossDiagnostics, 'loss'>> {
+  const fn = 'dppoDiagnostics';
+  const o = parseOptions(fn, DppoLossOptionsSchema, opts);
+  const x = checkInputs(fn, inputs);
+  const [lpn, lpr, adv, lm] = (await Promise.all([x.logpNew.data(), x.logpRollout.data(), x.advantages.data(), x.lossMask.data()])) as ArrayLike<number>[];
+  return diagnosticsOf(maskFromValues(fn, x.logpNew.shape, { lpn: lpn!, lpr: lpr!, adv: adv!, lm: lm! }, o).stats);
+}
+
+function diagnosticsOf(s: MaskStats): Omit<DppoLossDiagnostics, 'loss'> {
   return {
-    loss,
     tokens: s.tokens,
     kept: s.kept,
     keptFraction: s.tokens === 0 ? 1 : s.kept / s.tokens,
@@ -203,13 +229,21 @@ interface HostMask {
   stats: MaskStats;
 }
 
-/** Reads and validates the four tensors, then builds the keep mask in float64. */
-function maskFromValues(fn: string, x: DppoLossInputs, o: ParsedOptions): HostMask {
-  const shape = x.logpNew.shape;
-  const lpn = readValues(x.logpNew);
-  const lpr = readValues(x.logpRollout);
-  const adv = readValues(x.advantages);
-  const lm = readValues(x.lossMask);
+interface HostValues {
+  lpn: ArrayLike<number>;
+  lpr: ArrayLike<number>;
+  adv: ArrayLike<number>;
+  lm: ArrayLike<number>;
+}
+
+/** One synchronous read of the four tensors. */
+function readInputs(x: DppoLossInputs): HostValues {
+  return { lpn: readValues(x.logpNew), lpr: readValues(x.logpRollout), adv: readValues(x.advantages), lm: readValues(x.lossMask) };
+}
+
+/** Validates the four tensors' values, then builds the keep mask in float64. */
+function maskFromValues(fn: string, shape: readonly number[], v: HostValues, o: ParsedOptions): HostMask {
+  const { lpn, lpr, adv, lm } = v;
   checkLogProbs(fn, 'logpNew', shape, lpn);
   checkLogProbs(fn, 'logpRollout', shape, lpr);
   checkFinite(fn, 'advantages', shape, adv);

@@ -4,14 +4,17 @@
  * re-weighted SFT, Span-KTO, the consolidation loss, and the token
  * log-probabilities / entropies they are fed with. Every loss takes tfjs
  * tensors, returns a scalar tensor the caller owns, disposes what it creates,
- * and has gradients checked against finite differences on the `cpu` and `wasm`
- * backends. See `docs/losses.md` for the walk from the papers' formulas to the calls.
+ * and has gradients checked against finite differences on the `cpu`, `wasm` and
+ * `webgpu` backends. On a backend that cannot read synchronously (webgpu in
+ * Node, `canReadSync()`), `validate` defaults to `false` and the asynchronous
+ * forms (`dppoDiagnostics`, `spanKtoReference`, `checkFiniteAsync`) do the reads. See `docs/losses.md` for the walk from the papers' formulas to the calls.
  *
  * Importing this module loads `@tensorflow/tfjs` (an optional peer dependency);
  * the array primitives elsewhere in frognano do not.
  * @module losses
  */
-export { dppoLoss, dppoLossWithDiagnostics, DppoLossOptionsSchema, LOG_RATIO_CLAMP } from './dppoLoss.js';
+export { dppoLoss, dppoLossWithDiagnostics, dppoDiagnostics, DppoLossOptionsSchema, LOG_RATIO_CLAMP } from './dppoLoss.js';
+export { checkFiniteAsync } from './tensorUtils.js';
 export type { DppoLossInputs, DppoLossOptions, DppoLossDiagnostics } from './dppoLoss.js';
 export { aggregateTokenLoss, AggregateModeSchema, AggregateTokenLossOptionsSchema } from './aggregateTokenLoss.js';
 export type { AggregateMode, AggregateTokenLossOptions } from './aggregateTokenLoss.js';

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue } from '../errors/validate.js';
+import { canReadSync } from '../backend/canReadSync.js';
 
 /**
  * Internal helpers of the tensor losses: boundary checks on tensors, one read
@@ -63,6 +64,53 @@ export function assertSameShape(fn: string, fieldA: string, a: tf.Tensor, fieldB
  */
 export function readValues(t: tf.Tensor): Readonly<ArrayLike<number>> {
   return t.dataSync() as ArrayLike<number>;
+}
+
+/**
+ * Throws `BACKEND_UNAVAILABLE` when the active backend cannot read tensors
+ * synchronously (webgpu in Node, see {@link canReadSync}): `what` names the
+ * step that needs the read, `instead` the asynchronous way to do it.
+ */
+export function requireSyncRead(fn: string, field: string, what: string, instead: string): void {
+  if (canReadSync()) return;
+  throw new FrognanoError(
+    ErrorCode.BACKEND_UNAVAILABLE,
+    `${what} reads tensor values synchronously, which backend '${tf.getBackend()}' cannot do here (tfjs-backend-webgpu reads synchronously only through OffscreenCanvas, which Node lacks); ${instead}`,
+    { fn, field },
+  );
+}
+
+/**
+ * The losses' `validate` option: `undefined` means "check the values where the
+ * backend can read them synchronously" (`true` on cpu, wasm, tensorflow;
+ * `false` on webgpu in Node); an explicit `true` on a backend that cannot is a
+ * `BACKEND_UNAVAILABLE` error rather than a silently skipped check.
+ */
+export function resolveValidate(fn: string, requested: boolean | undefined): boolean {
+  if (requested === undefined) return canReadSync();
+  if (requested) requireSyncRead(fn, 'validate', 'validate: true', 'pass validate: false and check the inputs first with `await checkFiniteAsync(tensor)`');
+  return requested;
+}
+
+/**
+ * Asynchronous input check for any backend (webgpu in Node included): resolves
+ * when `t` holds no NaN/±Infinity, else rejects with `NON_FINITE` naming the
+ * first bad element. One scalar is read back (`sum(t * 0)` is NaN exactly when
+ * an element is not finite); the values are read only to name the culprit.
+ *
+ * @param t - any numeric tensor
+ * @param field - the name used in the error (default `'tensor'`)
+ * @param fn - the function name used in the error (default `'checkFiniteAsync'`)
+ * @throws FrognanoError `NON_FINITE`
+ * @example await checkFiniteAsync(logpNew, 'logpNew'); const loss = dppoLoss(inputs, { validate: false });
+ */
+export async function checkFiniteAsync(t: tf.Tensor, field = 'tensor', fn = 'checkFiniteAsync'): Promise<void> {
+  assertTensor(fn, field, t);
+  if (t.size === 0) return;
+  const probe = tf.tidy(() => tf.sum(tf.mul(asFloat(t), tf.scalar(0))));
+  const v = (await probe.data())[0]!;
+  probe.dispose();
+  if (v - v !== 0) checkFinite(fn, field, t.shape, (await t.data()) as ArrayLike<number>);
 }
 
 /** Throws `NON_FINITE` at the first NaN/±Infinity of `xs`, naming the element. */
