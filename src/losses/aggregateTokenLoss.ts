@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { parseOptions } from '../errors/validate.js';
-import { assertSameShape, assertTensor, checkMask01, readValues, asFloat, zeroLoss } from './tensorUtils.js';
+import { assertSameShape, assertTensor, checkMask01, readValues, resolveValidate, asFloat, zeroLoss } from './tensorUtils.js';
 
 /** The ways a per-token loss is reduced to a scalar, named as verl's `loss_agg_mode`. */
 export const AggregateModeSchema = z.enum(['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']);
@@ -21,6 +21,14 @@ export const AggregateTokenLossOptionsSchema = z
      * Ignored by the other modes.
      */
     lossScaleFactor: z.number().gt(0).optional(),
+    /**
+     * Check the input values on the host (the mask is 0/1), reading the
+     * tensors once. Default: `true` where the backend reads synchronously (cpu, wasm,
+     * tfjs-node), `false` where it cannot (webgpu in Node, see `canReadSync`), where an
+     * explicit `true` is a `BACKEND_UNAVAILABLE` error. `false`: no read; bad input then
+     * yields NaN or a wrong number instead of an error.
+     */
+    validate: z.boolean().optional(),
   })
   .strict();
 /** Options of {@link aggregateTokenLoss} as the caller writes them. */
@@ -52,7 +60,7 @@ export function aggregateTokenLoss(lossMat: tf.Tensor, lossMask: tf.Tensor, opts
   assertTensor(fn, 'lossMat', lossMat);
   assertTensor(fn, 'lossMask', lossMask);
   assertSameShape(fn, 'lossMat', lossMat, 'lossMask', lossMask);
-  checkMask01(fn, 'lossMask', lossMask.shape, readValues(lossMask));
+  if (resolveValidate(fn, o.validate)) checkMask01(fn, 'lossMask', lossMask.shape, readValues(lossMask));
   return tf.tidy(() => aggregateUnchecked(asFloat(lossMat), asFloat(lossMask), o.aggregate, o.lossScaleFactor));
 }
 

@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, parseOptions } from '../errors/validate.js';
-import { asFloat, assertSameShape, assertTensor, checkFiniteOnDevice, checkMask01, noGrad, readValues, zeroLoss } from './tensorUtils.js';
+import { asFloat, assertSameShape, assertTensor, checkFiniteOnDevice, checkMask01, noGrad, readValues, resolveValidate, zeroLoss } from './tensorUtils.js';
 import { checkLogitsAndTargets, oneHotFloat } from './tokenLogProbs.js';
 
 /**
@@ -26,6 +26,14 @@ export const ConsolidationLossOptionsSchema = z
      * policy's mass outside the set back into it.
      */
     policyNormalization: z.enum(['topk', 'full']).default('topk'),
+    /**
+     * Check the input values on the host (finite logits, target ids in range, a 0/1 mask), reading the
+     * tensors once. Default: `true` where the backend reads synchronously (cpu, wasm,
+     * tfjs-node), `false` where it cannot (webgpu in Node, see `canReadSync`), where an
+     * explicit `true` is a `BACKEND_UNAVAILABLE` error. `false`: no read; bad input then
+     * yields NaN or a wrong number instead of an error.
+     */
+    validate: z.boolean().optional(),
   })
   .strict();
 /** Options of {@link consolidationLoss} as the caller writes them. */
@@ -85,14 +93,15 @@ export function consolidationLoss(inputs: ConsolidationLossInputs, opts: Consoli
     });
   }
   assertSameShape(fn, 'policyLogits', policyLogits, 'refLogits', refLogits);
-  checkLogitsAndTargets(fn, policyLogits, inputs.targets, { logits: 'policyLogits', targets: 'targets' });
-  checkFiniteOnDevice(fn, 'refLogits', refLogits);
+  const validate = resolveValidate(fn, o.validate);
+  checkLogitsAndTargets(fn, policyLogits, inputs.targets, { logits: 'policyLogits', targets: 'targets' }, validate);
+  if (validate) checkFiniteOnDevice(fn, 'refLogits', refLogits);
   const targets = inputs.targets;
   let lossMask: tf.Tensor | null = null;
   if (inputs.lossMask !== undefined) {
     lossMask = assertTensor(fn, 'lossMask', inputs.lossMask);
     assertSameShape(fn, 'targets', targets, 'lossMask', lossMask);
-    checkMask01(fn, 'lossMask', lossMask.shape, readValues(lossMask));
+    if (validate) checkMask01(fn, 'lossMask', lossMask.shape, readValues(lossMask));
   }
 
   const V = policyLogits.shape[policyLogits.rank - 1]!;

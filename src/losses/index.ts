@@ -18,22 +18,25 @@ export { checkFiniteAsync } from './tensorUtils.js';
 export type { DppoLossInputs, DppoLossOptions, DppoLossDiagnostics } from './dppoLoss.js';
 export { aggregateTokenLoss, AggregateModeSchema, AggregateTokenLossOptionsSchema } from './aggregateTokenLoss.js';
 export type { AggregateMode, AggregateTokenLossOptions } from './aggregateTokenLoss.js';
-export { sftLoss } from './sftLoss.js';
-export type { SftLossInputs } from './sftLoss.js';
+export { sftLoss, SftLossOptionsSchema } from './sftLoss.js';
+export type { SftLossInputs, SftLossOptions } from './sftLoss.js';
 export { rwSftLoss, RwSftLossOptionsSchema, TokenPolaritySchema } from './rwSftLoss.js';
 export type { RwSftLossInputs, RwSftLossOptions, TokenPolarity } from './rwSftLoss.js';
 export {
   spanKtoLoss,
+  spanKtoReference,
+  SpanKtoCallOptionsSchema,
   SpanKtoState,
   createSpanKto,
   SpanSchema,
   SpanKtoLossOptionsSchema,
   SpanKtoStateOptionsSchema,
 } from './spanKtoLoss.js';
-export type { Span, SpanKtoInputs, SpanKtoLossOptions, SpanKtoResult, SpanKtoStateValue, SpanKtoStateOptions } from './spanKtoLoss.js';
+export type { Span, SpanKtoInputs, SpanKtoLossOptions, SpanKtoCallOptions, SpanKtoResult, SpanKtoStateValue, SpanKtoStateOptions } from './spanKtoLoss.js';
 export { consolidationLoss, ConsolidationLossOptionsSchema } from './consolidationLoss.js';
 export type { ConsolidationLossInputs, ConsolidationLossOptions } from './consolidationLoss.js';
-export { tokenLogProbs } from './tokenLogProbs.js';
+export { tokenLogProbs, TokenLogProbsOptionsSchema } from './tokenLogProbs.js';
+export type { TokenLogProbsOptions } from './tokenLogProbs.js';
 export { tokenEntropy } from './tokenEntropy.js';
 export { numericGradient, NumericGradientOptionsSchema } from './numericGradient.js';
 export type { NumericGradientOptions } from './numericGradient.js';

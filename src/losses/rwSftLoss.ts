@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, parseOptions } from '../errors/validate.js';
-import { assertSameShape, assertTensor, elementPath, readValues } from './tensorUtils.js';
+import { assertSameShape, assertTensor, elementPath, noGrad, readValues, resolveValidate } from './tensorUtils.js';
 import { checkLogpAndMask, weightedNll } from './sftLoss.js';
 
 /** The polarity of a token from process-level user feedback (Verification Horizon §4.3; SPEC §5). */
@@ -27,6 +27,14 @@ export const RwSftLossOptionsSchema = z
       })
       .strict()
       .default({ positive: 1.2, neutral: 1.0, negative: 0.8 }),
+    /**
+     * Check the input values on the host (NaN/±Infinity, log-probs > 0, 0/1 masks, a polarity tensor's -1/0/+1), reading the
+     * tensors once. Default: `true` where the backend reads synchronously (cpu, wasm,
+     * tfjs-node), `false` where it cannot (webgpu in Node, see `canReadSync`), where an
+     * explicit `true` is a `BACKEND_UNAVAILABLE` error. `false`: no read; bad input then
+     * yields NaN or a wrong number instead of an error.
+     */
+    validate: z.boolean().optional(),
   })
   .strict();
 /** Options of {@link rwSftLoss} as the caller writes them. */
@@ -64,9 +72,10 @@ export interface RwSftLossInputs {
 export function rwSftLoss(inputs: RwSftLossInputs, opts: RwSftLossOptions = {}): tf.Scalar {
   const fn = 'rwSftLoss';
   const o = parseOptions(fn, RwSftLossOptionsSchema, opts);
-  const { logp, lossMask } = checkLogpAndMask(fn, inputs);
-  const w = weightsOf(fn, inputs.polarity, logp, o.weights);
-  return tf.tidy(() => weightedNll(logp, lossMask, tf.tensor(w, logp.shape, 'float32')));
+  const validate = resolveValidate(fn, o.validate);
+  const { logp, lossMask } = checkLogpAndMask(fn, inputs, validate);
+  const w = weightsOf(fn, inputs.polarity, logp, o.weights, validate);
+  return tf.tidy(() => weightedNll(logp, lossMask, w instanceof tf.Tensor ? w : tf.tensor(w, logp.shape, 'float32')));
 }
 
 function weightsOf(
@@ -74,12 +83,20 @@ function weightsOf(
   polarity: readonly TokenPolarity[] | tf.Tensor,
   logp: tf.Tensor,
   weights: { positive: number; neutral: number; negative: number },
-): Float32Array {
+  validate: boolean,
+): Float32Array | tf.Tensor {
   const n = logp.size;
   const w = new Float32Array(n);
   if (polarity instanceof tf.Tensor) {
     assertTensor(fn, 'polarity', polarity);
     assertSameShape(fn, 'logp', logp, 'polarity', polarity);
+    if (!validate) {
+      // on the device, a constant for the gradient: w = pos [x = 1] + neu [x = 0] + neg [x = -1]
+      return noGrad([polarity], (x) => {
+        const is = (v: number): tf.Tensor => tf.cast(tf.equal(x!, v), 'float32');
+        return tf.addN([tf.mul(is(1), weights.positive), tf.mul(is(0), weights.neutral), tf.mul(is(-1), weights.negative)]);
+      });
+    }
     const v = readValues(polarity);
     for (let i = 0; i < n; i++) {
       const x = v[i];

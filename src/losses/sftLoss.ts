@@ -1,7 +1,24 @@
 import * as tf from '@tensorflow/tfjs';
+import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue } from '../errors/validate.js';
-import { asFloat, assertSameShape, assertTensor, checkLogProbs, checkMask01, readValues, zeroLoss } from './tensorUtils.js';
+import { describeValue, parseOptions } from '../errors/validate.js';
+import { asFloat, assertSameShape, assertTensor, checkLogProbs, checkMask01, readValues, resolveValidate, zeroLoss } from './tensorUtils.js';
+
+/** Options of {@link sftLoss}. */
+export const SftLossOptionsSchema = z
+  .object({
+    /**
+     * Check the input values on the host (NaN/±Infinity, ranges, 0/1 masks), reading the
+     * tensors once. Default: `true` where the backend reads synchronously (cpu, wasm,
+     * tfjs-node), `false` where it cannot (webgpu in Node, see `canReadSync`), where an
+     * explicit `true` is a `BACKEND_UNAVAILABLE` error. `false`: no read; bad input then
+     * yields NaN or a wrong number instead of an error.
+     */
+    validate: z.boolean().optional(),
+  })
+  .strict();
+/** Options of {@link sftLoss} as the caller writes them. */
+export type SftLossOptions = z.input<typeof SftLossOptionsSchema>;
 
 /** The tensors of {@link sftLoss}. */
 export interface SftLossInputs {
@@ -17,32 +34,37 @@ export interface SftLossInputs {
  * ```
  * L = -sum_t logp_t * m_t / sum_t m_t          (0 when no token has m_t = 1)
  * ```
- * The gradient with respect to `logp_t` is `-m_t / sum m`. Reads `logp` and
- * `lossMask` once to validate.
+ * The gradient with respect to `logp_t` is `-m_t / sum m`. With `validate`
+ * (default where the backend reads synchronously) reads `logp` and `lossMask` once.
  *
  * @returns a scalar tensor the caller owns
  * @throws FrognanoError `INVALID_TYPE` (not a tensor), `LENGTH_MISMATCH`, `NON_FINITE` (NaN/±Infinity log-prob),
  *   `OUT_OF_RANGE` (a log-prob > 0, a mask value other than 0/1)
  * @example sftLoss({ logp: tf.tensor1d([Math.log(0.5), Math.log(0.25)]) }) // (ln 2 + ln 4) / 2
  */
-export function sftLoss(inputs: SftLossInputs): tf.Scalar {
+export function sftLoss(inputs: SftLossInputs, opts: SftLossOptions = {}): tf.Scalar {
   const fn = 'sftLoss';
-  const { logp, lossMask } = checkLogpAndMask(fn, inputs);
+  const o = parseOptions(fn, SftLossOptionsSchema, opts);
+  const { logp, lossMask } = checkLogpAndMask(fn, inputs, resolveValidate(fn, o.validate));
   return tf.tidy(() => weightedNll(logp, lossMask, null));
 }
 
-/** Validates `{ logp, lossMask? }` (reads both once). @internal */
-export function checkLogpAndMask(fn: string, inputs: { logp: tf.Tensor; lossMask?: tf.Tensor }): { logp: tf.Tensor; lossMask: tf.Tensor | null; tokens: number } {
+/** Validates `{ logp, lossMask? }`: types and shapes always, values (one read of each) when `values`. @internal */
+export function checkLogpAndMask(
+  fn: string,
+  inputs: { logp: tf.Tensor; lossMask?: tf.Tensor },
+  values: boolean,
+): { logp: tf.Tensor; lossMask: tf.Tensor | null } {
   if (inputs === null || typeof inputs !== 'object') {
     throw new FrognanoError(ErrorCode.INVALID_TYPE, `inputs must be an object of tensors, got ${describeValue(inputs)}`, { fn, field: 'inputs' });
   }
   const logp = assertTensor(fn, 'logp', inputs.logp);
-  checkLogProbs(fn, 'logp', logp.shape, readValues(logp));
-  if (inputs.lossMask === undefined) return { logp, lossMask: null, tokens: logp.size };
+  if (values) checkLogProbs(fn, 'logp', logp.shape, readValues(logp));
+  if (inputs.lossMask === undefined) return { logp, lossMask: null };
   const lossMask = assertTensor(fn, 'lossMask', inputs.lossMask);
   assertSameShape(fn, 'logp', logp, 'lossMask', lossMask);
-  const tokens = checkMask01(fn, 'lossMask', lossMask.shape, readValues(lossMask));
-  return { logp, lossMask, tokens };
+  if (values) checkMask01(fn, 'lossMask', lossMask.shape, readValues(lossMask));
+  return { logp, lossMask };
 }
 
 /** `-sum(w * logp * m) / max(sum m, 1)` on validated tensors; call inside `tf.tidy`. @internal */

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue } from '../errors/validate.js';
 import { canReadSync } from '../backend/canReadSync.js';
@@ -79,6 +80,9 @@ export function requireSyncRead(fn: string, field: string, what: string, instead
     { fn, field },
   );
 }
+
+/** The `validate` option the losses share (see {@link resolveValidate}). */
+export const ValidateOptionSchema = z.boolean().optional();
 
 /**
  * The losses' `validate` option: `undefined` means "check the values where the

@@ -1,6 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { assertTensor, checkFiniteOnDevice } from './tensorUtils.js';
+import { parseOptions } from '../errors/validate.js';
+import { assertTensor, checkFiniteOnDevice, resolveValidate } from './tensorUtils.js';
+import { TokenLogProbsOptionsSchema, type TokenLogProbsOptions } from './tokenLogProbs.js';
 
 /**
  * Entropy of the next-token distribution at every position:
@@ -16,8 +18,9 @@ import { assertTensor, checkFiniteOnDevice } from './tensorUtils.js';
  * @throws FrognanoError `INVALID_TYPE` (not a tensor, rank 0), `EMPTY_INPUT` (`V = 0`), `NON_FINITE` (NaN/±Infinity logit)
  * @example tokenEntropy(tf.tensor2d([[0, 0, 0, 0]])) // [ln 4]
  */
-export function tokenEntropy(logits: tf.Tensor): tf.Tensor {
+export function tokenEntropy(logits: tf.Tensor, opts: TokenLogProbsOptions = {}): tf.Tensor {
   const fn = 'tokenEntropy';
+  const o = parseOptions(fn, TokenLogProbsOptionsSchema, opts);
   assertTensor(fn, 'logits', logits);
   if (logits.rank < 1) {
     throw new FrognanoError(ErrorCode.INVALID_TYPE, 'logits must have rank >= 1 ([..., V]), got a scalar', { fn, field: 'logits' });
@@ -25,7 +28,7 @@ export function tokenEntropy(logits: tf.Tensor): tf.Tensor {
   if (logits.shape[logits.rank - 1] === 0) {
     throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'logits must have a vocabulary dimension V >= 1, got 0', { fn, field: 'logits' });
   }
-  checkFiniteOnDevice(fn, 'logits', logits);
+  if (resolveValidate(fn, o.validate)) checkFiniteOnDevice(fn, 'logits', logits);
   return tf.tidy(() => {
     const logp = tf.logSoftmax(logits.dtype === 'float32' ? logits : tf.cast(logits, 'float32'));
     return tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1));

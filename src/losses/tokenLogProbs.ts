@@ -1,6 +1,24 @@
 import * as tf from '@tensorflow/tfjs';
+import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { assertTensor, checkFiniteOnDevice, elementPath, readValues } from './tensorUtils.js';
+import { parseOptions } from '../errors/validate.js';
+import { assertTensor, checkFiniteOnDevice, elementPath, readValues, resolveValidate } from './tensorUtils.js';
+
+/** Options of {@link tokenLogProbs} and {@link tokenEntropy}. */
+export const TokenLogProbsOptionsSchema = z
+  .object({
+    /**
+     * Check the input values on the host (finite logits; for tokenLogProbs also target ids in `[0, V)`), reading the
+     * tensors once. Default: `true` where the backend reads synchronously (cpu, wasm,
+     * tfjs-node), `false` where it cannot (webgpu in Node, see `canReadSync`), where an
+     * explicit `true` is a `BACKEND_UNAVAILABLE` error. `false`: no read; bad input then
+     * yields NaN or a wrong number instead of an error.
+     */
+    validate: z.boolean().optional(),
+  })
+  .strict();
+/** Options of {@link tokenLogProbs} and {@link tokenEntropy} as the caller writes them. */
+export type TokenLogProbsOptions = z.input<typeof TokenLogProbsOptionsSchema>;
 
 /**
  * Log-probabilities of the sampled tokens: `logp[..., t] = log_softmax(logits[..., t, :])[targets[..., t]]`.
@@ -12,8 +30,9 @@ import { assertTensor, checkFiniteOnDevice, elementPath, readValues } from './te
  * one-hot, the size of the logits. Feed the result to {@link dppoLoss} as
  * `logpNew`, or to {@link sftLoss} / {@link rwSftLoss} / {@link spanKtoLoss}.
  *
- * Validation reads `targets` (small) and checks the logits for NaN/±Infinity on
- * the device, reading back one number.
+ * Validation (`validate`, default where the backend reads synchronously) reads
+ * `targets` (small) and checks the logits for NaN/±Infinity on the device,
+ * reading back one number.
  *
  * @param logits - float tensor `[..., V]` (e.g. `[T, V]` or `[B, T, V]`), `V >= 1`
  * @param targets - integer tensor `[...]` (the logits' shape without `V`), values in `[0, V)`
@@ -23,9 +42,10 @@ import { assertTensor, checkFiniteOnDevice, elementPath, readValues } from './te
  *   `NON_FINITE` (NaN/±Infinity logit)
  * @example tokenLogProbs(tf.tensor2d([[0, Math.log(3)]]), tf.tensor1d([1], 'int32')) // [log(3/4)]
  */
-export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor): tf.Tensor {
+export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor, opts: TokenLogProbsOptions = {}): tf.Tensor {
   const fn = 'tokenLogProbs';
-  checkLogitsAndTargets(fn, logits, targets);
+  const o = parseOptions(fn, TokenLogProbsOptionsSchema, opts);
+  checkLogitsAndTargets(fn, logits, targets, undefined, resolveValidate(fn, o.validate));
   return tf.tidy(() => tokenLogProbsUnchecked(logits, targets));
 }
 
@@ -35,6 +55,7 @@ export function checkLogitsAndTargets(
   logits: tf.Tensor,
   targets: tf.Tensor,
   names: { logits: string; targets: string } = { logits: 'logits', targets: 'targets' },
+  values = true,
 ): void {
   assertTensor(fn, names.logits, logits);
   assertTensor(fn, names.targets, targets);
@@ -59,6 +80,7 @@ export function checkLogitsAndTargets(
       { fn, field: names.targets },
     );
   }
+  if (!values) return;
   const tv = readValues(targets);
   for (let i = 0; i < tv.length; i++) {
     const v = tv[i]!;
