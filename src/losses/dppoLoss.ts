@@ -338,7 +338,8 @@ function lossOnDevice(x: DppoLossInputs, o: ParsedOptions): tf.Scalar {
     const drop = tf.add(tf.mul(positive, dropPos), tf.mul(tf.sub(1, positive), dropNeg));
     return tf.mul(tf.sub(1, drop), lm!);
   });
-  const rho = ratio(x, o, () => noGrad([x.advantages], (adv) => tf.less(adv!, 0)));
+  // the A < 0 selector only for ratioCapScope 'negative'; 'all' caps every token
+  const rho = ratio(x, o, () => (o.ratioCapScope === 'negative' ? noGrad([x.advantages], (adv) => tf.less(adv!, 0)) : null));
   const lossMat = tf.mul(tf.neg(tf.mul(asFloat(x.advantages), rho)), keep);
   return aggregateUnchecked(lossMat, lossMask, o.aggregate, o.lossScaleFactor);
 }

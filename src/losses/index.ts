@@ -38,5 +38,5 @@ export type { ConsolidationLossInputs, ConsolidationLossOptions } from './consol
 export { tokenLogProbs, TokenLogProbsOptionsSchema } from './tokenLogProbs.js';
 export type { TokenLogProbsOptions } from './tokenLogProbs.js';
 export { tokenEntropy } from './tokenEntropy.js';
-export { numericGradient, NumericGradientOptionsSchema } from './numericGradient.js';
+export { numericGradient, numericGradientAsync, NumericGradientOptionsSchema } from './numericGradient.js';
 export type { NumericGradientOptions } from './numericGradient.js';

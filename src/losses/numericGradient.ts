@@ -62,3 +62,46 @@ export function numericGradient(f: (x: tf.Tensor) => tf.Scalar, x: tf.Tensor, op
   }
   return out;
 }
+
+/**
+ * {@link numericGradient} with asynchronous reads (`await data()`): the same
+ * central differences, step and indices, for backends that cannot read
+ * synchronously (webgpu in Node, see `canReadSync`). `f` stays synchronous
+ * (a loss); only the reads of `x` and of each `f` value are awaited.
+ *
+ * @throws FrognanoError as {@link numericGradient} (the promise rejects)
+ * @example const g = await numericGradientAsync((x) => tf.sum(tf.square(x)), tf.tensor1d([1, 2])); // ~[2, 4]
+ */
+export async function numericGradientAsync(
+  f: (x: tf.Tensor) => tf.Scalar,
+  x: tf.Tensor,
+  opts: NumericGradientOptions = {},
+): Promise<number[]> {
+  const fn = 'numericGradientAsync';
+  const o = parseOptions(fn, NumericGradientOptionsSchema, opts);
+  assertTensor(fn, 'x', x);
+  const base = Float32Array.from((await x.data()) as ArrayLike<number>);
+  const indices = o.indices ?? Array.from(base, (_, i) => i);
+  const out: number[] = [];
+  for (const i of indices) {
+    if (i >= base.length) {
+      throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `opts.indices contains ${i}, outside x of size ${base.length}`, {
+        fn,
+        field: 'opts.indices',
+      });
+    }
+    const at = async (v: number): Promise<number> => {
+      const buf = base.slice();
+      buf[i] = v;
+      const y = tf.tidy(() => f(tf.tensor(buf, x.shape, 'float32')));
+      const value = (await y.data())[0]!;
+      y.dispose();
+      return value;
+    };
+    const xi = base[i]!;
+    const up = Math.fround(xi + o.h);
+    const down = Math.fround(xi - o.h);
+    out.push(((await at(up)) - (await at(down))) / (up - down));
+  }
+  return out;
+}
