@@ -6,7 +6,7 @@
  *
  * Run: `npm run bench:loss` (env: BENCH_BACKEND = cpu | wasm | webgpu, default cpu;
  * BENCH_SIZES = comma list, default 65536,1048576,8388608; BENCH_REPS default 5;
- * PYTHON default /usr/bin/python3; TORCH_DEVICE cpu | cuda, default cpu; BENCH_VALIDATE = 0 to skip the CPU-side input check).
+ * PYTHON default /usr/bin/python3; TORCH_DEVICE cpu | cuda, default cpu; BENCH_VALIDATE = 0 / 1 to force the loss's validate option; unset, its default: on where the backend reads synchronously, off on webgpu in Node).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,14 +14,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import seedrandom from 'seedrandom';
-import { dppoLoss, useBackend } from 'frognano';
+import { canReadSync, dppoLoss, useBackend } from 'frognano';
 
 const backend = (process.env.BENCH_BACKEND ?? 'cpu') as 'cpu' | 'wasm' | 'webgpu';
 const sizes = (process.env.BENCH_SIZES ?? '65536,1048576,8388608').split(',').map(Number);
 const REPS = Number(process.env.BENCH_REPS ?? 5);
 const PYTHON = process.env.PYTHON ?? '/usr/bin/python3';
 const TORCH_DEVICE = process.env.TORCH_DEVICE ?? 'cpu';
-const validate = process.env.BENCH_VALIDATE !== '0';
+// unset: the loss's own default (host check where the backend reads synchronously, none on webgpu in Node)
+const validate = process.env.BENCH_VALIDATE === undefined ? undefined : process.env.BENCH_VALIDATE !== '0';
 
 const sel = await useBackend(backend);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -50,20 +51,21 @@ for (const { n, p, q, a, m } of data) {
   const advantages = tf.tensor1d(a);
   const lossMask = tf.tensor1d(m);
   const f = tf.valueAndGrad((x: tf.Tensor) => dppoLoss({ logpNew: x, logpRollout, advantages, lossMask }, { validate }));
-  const step = () => {
+  // asynchronous reads: the only kind webgpu in Node has, and what a training loop should use everywhere
+  const step = async () => {
     const { value, grad } = f(logpNew);
-    const v = value.dataSync()[0]!;
-    grad.dataSync();
+    const v = (await value.data())[0]!;
+    await grad.data();
     value.dispose();
     grad.dispose();
     return v;
   };
-  step();
+  await step();
   const times: number[] = [];
   let loss = 0;
   for (let r = 0; r < REPS; r++) {
     const t0 = performance.now();
-    loss = step();
+    loss = await step();
     times.push((performance.now() - t0) / 1000);
   }
   ts.push({ n, median: median(times), loss });
@@ -88,7 +90,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-console.log(`dppoLoss forward+backward, tfjs backend '${sel.backend}' (validate ${validate}), median of ${REPS}`);
+console.log(`dppoLoss forward+backward, tfjs backend '${sel.backend}' (validate ${validate ?? `default: ${canReadSync()}`}), median of ${REPS}`);
 console.log(`${'tokens'.padStart(10)} ${'frognano ms'.padStart(12)} ${torch ? `${`torch ${torch.torch} ms`.padStart(18)} ${'ratio'.padStart(7)}  same loss` : ''}`);
 for (const t of ts) {
   const r = torch?.results.find((x) => x.n === t.n);
@@ -99,3 +101,5 @@ for (const t of ts) {
   );
 }
 if (torch) console.log(`(PyTorch on ${torch.device}, ${torch.threads} CPU thread(s))`);
+// webgpu in Node keeps the process alive while navigator.gpu is referenced
+process.exit(process.exitCode ?? 0);
