@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
+import { canReadSync } from '../backend/canReadSync.js';
 import { useBackend } from '../backend/useBackend.js';
 import { TEST_BACKENDS } from '../../test/helpers/backends.js';
 import { aggregateTokenLoss } from './aggregateTokenLoss.js';
@@ -18,42 +19,107 @@ const MASK = [
   [1, 0, 0],
   [0, 0, 0],
 ];
+const MODES = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const;
+
+// Every read is `await data()`: tfjs-backend-webgpu in Node reads only asynchronously
+// (dataSync needs OffscreenCanvas), and there `validate` defaults to false (see canReadSync).
+/** Whether `backend`, once active, can read synchronously: what `canReadSync()` will say. */
+const readsSync = (backend: string): boolean =>
+  backend !== 'webgpu' || typeof (globalThis as { OffscreenCanvas?: unknown }).OffscreenCanvas !== 'undefined';
+
+async function read(t: tf.Tensor): Promise<number[]> {
+  return Array.from((await t.data()) as Float32Array);
+}
+async function scalar(t: tf.Tensor): Promise<number> {
+  return (await t.data())[0]!;
+}
 
 describe.each(TEST_BACKENDS)('aggregateTokenLoss on %s', (backend) => {
   beforeAll(async () => {
     await useBackend(backend);
   });
-  const agg = (mode: 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum-norm', extra: { lossScaleFactor?: number } = {}) =>
-    aggregateTokenLoss(tf.tensor2d(LOSS), tf.tensor2d(MASK), { aggregate: mode, ...extra }).dataSync()[0]!;
+  const agg = (mode: (typeof MODES)[number], extra: { lossScaleFactor?: number; validate?: boolean } = {}) =>
+    scalar(aggregateTokenLoss(tf.tensor2d(LOSS), tf.tensor2d(MASK), { aggregate: mode, ...extra }));
 
-  it('token-mean: masked_sum / mask_sum = (1 + 2 + 4) / 3', () => {
-    expect(agg('token-mean')).toBeCloseTo(7 / 3, 6);
+  it('token-mean: masked_sum / mask_sum = (1 + 2 + 4) / 3', async () => {
+    expect(await agg('token-mean')).toBeCloseTo(7 / 3, 6);
   });
-  it('seq-mean-token-mean: row means (1.5, 4), fully masked row left out -> 2.75', () => {
-    expect(agg('seq-mean-token-mean')).toBeCloseTo((1.5 + 4) / 2, 6);
+  it('seq-mean-token-mean: row means (1.5, 4), fully masked row left out -> 2.75', async () => {
+    expect(await agg('seq-mean-token-mean')).toBeCloseTo((1.5 + 4) / 2, 6);
   });
-  it('seq-mean-token-sum-norm: total masked sum / shape[-1] = 7 / 3, or / lossScaleFactor', () => {
-    expect(agg('seq-mean-token-sum-norm')).toBeCloseTo(7 / 3, 6);
-    expect(agg('seq-mean-token-sum-norm', { lossScaleFactor: 14 })).toBeCloseTo(0.5, 6);
+  it('seq-mean-token-sum-norm: total masked sum / shape[-1] = 7 / 3, or / lossScaleFactor', async () => {
+    expect(await agg('seq-mean-token-sum-norm')).toBeCloseTo(7 / 3, 6);
+    expect(await agg('seq-mean-token-sum-norm', { lossScaleFactor: 14 })).toBeCloseTo(0.5, 6);
   });
-  it('a rank-1 tensor is one sequence', () => {
+  it('a rank-1 tensor is one sequence', async () => {
     const v = aggregateTokenLoss(tf.tensor1d([2, 4, 6]), tf.tensor1d([1, 1, 0]), { aggregate: 'seq-mean-token-mean' });
-    expect(v.dataSync()[0]).toBeCloseTo(3, 6);
+    expect(await scalar(v)).toBeCloseTo(3, 6);
   });
-  it('no mask token: 0 in every mode', () => {
-    for (const mode of ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const) {
+  it('no mask token: 0 in every mode', async () => {
+    for (const mode of MODES) {
       const v = aggregateTokenLoss(tf.tensor2d(LOSS), tf.zeros([3, 3]), { aggregate: mode });
-      expect(v.dataSync()[0]).toBe(0);
+      expect(await scalar(v)).toBe(0);
     }
   });
-  it('gradient of seq-mean-token-mean is m / (rowCount * nonEmptyRows)', () => {
+  it('gradient of seq-mean-token-mean is m / (rowCount * nonEmptyRows)', async () => {
     const g = tf.grad((l: tf.Tensor) => aggregateTokenLoss(l, tf.tensor2d(MASK), { aggregate: 'seq-mean-token-mean' }))(tf.tensor2d(LOSS));
     const expected = [1 / 4, 1 / 4, 0, 1 / 2, 0, 0, 0, 0, 0];
-    Array.from(g.dataSync()).forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 6));
+    (await read(g)).forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 6));
+  });
+
+  it('disposes what it creates', () => {
+    const l = tf.tensor2d(LOSS);
+    const m = tf.tensor2d(MASK);
+    const before = tf.memory().numTensors;
+    for (const aggregate of MODES) {
+      for (const validate of [undefined, false]) {
+        aggregateTokenLoss(l, m, { aggregate, validate }).dispose();
+        tf.grad((x: tf.Tensor) => aggregateTokenLoss(x, m, { aggregate, validate }))(l).dispose();
+      }
+    }
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
+  // validate: false is the path webgpu in Node takes by default: cpu and wasm exercise it too.
+  it('validate: false gives the same loss and gradient as the default in every mode', async () => {
+    const l = tf.tensor2d(LOSS);
+    const m = tf.tensor2d(MASK);
+    for (const aggregate of MODES) {
+      for (const extra of [{}, { lossScaleFactor: 14 }]) {
+        const f = (validate?: boolean) => (x: tf.Tensor) => aggregateTokenLoss(x, m, { aggregate, ...extra, validate });
+        const a = tf.valueAndGrad(f())(l);
+        const b = tf.valueAndGrad(f(false))(l);
+        expect(await scalar(b.value)).toBe(await scalar(a.value));
+        expect(await read(b.grad)).toEqual(await read(a.grad));
+      }
+    }
+    expect(await agg('token-mean', { validate: false })).toBeCloseTo(7 / 3, 6);
+    expect(await agg('seq-mean-token-mean', { validate: false })).toBeCloseTo((1.5 + 4) / 2, 6);
+  });
+
+  it.runIf(readsSync(backend))('validate defaults to true here: a mask value other than 0/1 is rejected on this backend', () => {
+    expect(canReadSync()).toBe(true);
+    expectFrognanoError(() => aggregateTokenLoss(tf.tensor1d([1, 2]), tf.tensor1d([1, 2])), 'OUT_OF_RANGE', 'lossMask[1]');
+    expectFrognanoError(() => aggregateTokenLoss(tf.tensor2d(LOSS), tf.tensor2d([[1, 1, 0], [1, 0, 0], [0, -1, 0]])), 'OUT_OF_RANGE', 'lossMask[2][1]');
+  });
+
+  it.runIf(!readsSync(backend))('no synchronous read (webgpu in Node): the default skips the check, an explicit validate: true is BACKEND_UNAVAILABLE', async () => {
+    expect(canReadSync()).toBe(false);
+    for (const [mode, want] of [['token-mean', 7 / 3], ['seq-mean-token-mean', 2.75], ['seq-mean-token-sum-norm', 7 / 3]] as const) {
+      const v = await agg(mode);
+      expect(Number.isFinite(v)).toBe(true);
+      expect(v).toBeCloseTo(want, 6);
+      expect(v).toBe(await agg(mode, { validate: false }));
+    }
+    expectFrognanoError(() => aggregateTokenLoss(tf.tensor2d(LOSS), tf.tensor2d(MASK), { validate: true }), 'BACKEND_UNAVAILABLE', 'validate: true');
   });
 });
 
 describe('aggregateTokenLoss bad input', () => {
+  // the previous describe may have left webgpu active, where validate defaults to false
+  beforeAll(async () => {
+    await useBackend('cpu');
+  });
   it('rejects a mask value other than 0/1', () =>
     expectFrognanoError(() => aggregateTokenLoss(tf.tensor1d([1, 2]), tf.tensor1d([1, 2])), 'OUT_OF_RANGE', 'lossMask[1]'));
   it('rejects a shape mismatch', () =>

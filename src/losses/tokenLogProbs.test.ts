@@ -1,9 +1,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
+import { canReadSync } from '../backend/canReadSync.js';
 import { useBackend } from '../backend/useBackend.js';
 import { TEST_BACKENDS } from '../../test/helpers/backends.js';
-import { numericGradient } from './numericGradient.js';
+import { numericGradientAsync } from './numericGradient.js';
 import { tokenEntropy } from './tokenEntropy.js';
 import { tokenLogProbs } from './tokenLogProbs.js';
 
@@ -30,69 +31,121 @@ const LOGITS = [
 ];
 const TARGETS = [2, 4, 0];
 
+// Every read is `await data()`: tfjs-backend-webgpu in Node reads only asynchronously
+// (dataSync needs OffscreenCanvas), and there `validate` defaults to false (see canReadSync).
+/** Whether `backend`, once active, can read synchronously: what `canReadSync()` will say. */
+const readsSync = (backend: string): boolean =>
+  backend !== 'webgpu' || typeof (globalThis as { OffscreenCanvas?: unknown }).OffscreenCanvas !== 'undefined';
+
+async function read(t: tf.Tensor): Promise<number[]> {
+  return Array.from((await t.data()) as Float32Array);
+}
+
 describe.each(TEST_BACKENDS)('tokenLogProbs / tokenEntropy on %s', (backend) => {
   beforeAll(async () => {
     await useBackend(backend);
   });
 
-  it('tokenLogProbs equals the direct softmax', () => {
-    const lp = tokenLogProbs(tf.tensor2d(LOGITS), tf.tensor1d(TARGETS, 'int32')).dataSync();
+  it('tokenLogProbs equals the direct softmax', async () => {
+    const lp = await read(tokenLogProbs(tf.tensor2d(LOGITS), tf.tensor1d(TARGETS, 'int32')));
     TARGETS.forEach((t, i) => expect(lp[i]).toBeCloseTo(directLogProb(LOGITS[i]!, t), 5));
     expect(lp[1]).toBeCloseTo(-Math.log(5), 6);
   });
 
-  it('is stable for huge logits (no overflow to NaN/-Infinity)', () => {
-    const lp = tokenLogProbs(tf.tensor2d([[1000, 0, -1000], [1000, 999, -1000]]), tf.tensor1d([0, 1], 'int32')).dataSync();
+  it('is stable for huge logits (no overflow to NaN/-Infinity)', async () => {
+    const lp = await read(tokenLogProbs(tf.tensor2d([[1000, 0, -1000], [1000, 999, -1000]]), tf.tensor1d([0, 1], 'int32')));
     expect(lp[0]).toBeCloseTo(0, 6);
     expect(lp[1]).toBeCloseTo(-1 - Math.log1p(Math.exp(-1)), 5);
   });
 
-  it('works on [B, T, V] with [B, T] targets', () => {
+  it('works on [B, T, V] with [B, T] targets', async () => {
     const logits = tf.tensor3d([LOGITS, LOGITS]);
     const lp = tokenLogProbs(logits, tf.tensor2d([TARGETS, [0, 0, 0]], [2, 3], 'int32'));
     expect(lp.shape).toEqual([2, 3]);
-    expect(lp.dataSync()[3]).toBeCloseTo(directLogProb(LOGITS[0]!, 0), 5);
+    expect((await read(lp))[3]).toBeCloseTo(directLogProb(LOGITS[0]!, 0), 5);
   });
 
-  it('gradient is onehot - softmax and agrees with finite differences', () => {
+  it('gradient is onehot - softmax and agrees with finite differences', async () => {
     const x = tf.tensor2d(LOGITS);
     const targets = tf.tensor1d(TARGETS, 'int32');
     const f = (l: tf.Tensor) => tf.sum(tokenLogProbs(l, targets)) as tf.Scalar;
-    const g = tf.grad(f)(x).dataSync();
+    const g = await read(tf.grad(f)(x));
     LOGITS.forEach((row, i) => {
       const z = row.reduce((s, v) => s + Math.exp(v), 0);
       row.forEach((v, j) => expect(g[i * 5 + j]).toBeCloseTo((j === TARGETS[i] ? 1 : 0) - Math.exp(v) / z, 5));
     });
-    const fd = numericGradient(f, x);
+    const fd = await numericGradientAsync(f, x);
     fd.forEach((d, i) => expect(Math.abs(d - g[i]!)).toBeLessThanOrEqual(FD_TOL));
   });
 
-  it('tokenEntropy equals the direct formula; uniform rows give ln V', () => {
-    const h = tokenEntropy(tf.tensor2d(LOGITS)).dataSync();
+  it('tokenEntropy equals the direct formula; uniform rows give ln V', async () => {
+    const h = await read(tokenEntropy(tf.tensor2d(LOGITS)));
     LOGITS.forEach((row, i) => expect(h[i]).toBeCloseTo(directEntropy(row), 5));
     expect(h[1]).toBeCloseTo(Math.log(5), 5);
-    expect(tokenEntropy(tf.tensor2d([[500, -500, -500]])).dataSync()[0]).toBeCloseTo(0, 6);
+    expect((await read(tokenEntropy(tf.tensor2d([[500, -500, -500]]))))[0]).toBeCloseTo(0, 6);
   });
 
-  it('tokenEntropy gradient agrees with finite differences', () => {
+  it('tokenEntropy gradient agrees with finite differences', async () => {
     const x = tf.tensor2d(LOGITS);
     const f = (l: tf.Tensor) => tf.sum(tokenEntropy(l)) as tf.Scalar;
-    const g = tf.grad(f)(x).dataSync();
-    numericGradient(f, x).forEach((d, i) => expect(Math.abs(d - g[i]!)).toBeLessThanOrEqual(FD_TOL));
+    const g = await read(tf.grad(f)(x));
+    (await numericGradientAsync(f, x)).forEach((d, i) => expect(Math.abs(d - g[i]!)).toBeLessThanOrEqual(FD_TOL));
   });
 
   it('disposes what it creates', () => {
     const x = tf.tensor2d(LOGITS);
     const t = tf.tensor1d(TARGETS, 'int32');
     const before = tf.memory().numTensors;
-    tokenLogProbs(x, t).dispose();
-    tokenEntropy(x).dispose();
-    tf.grad((l: tf.Tensor) => tf.sum(tokenLogProbs(l, t)) as tf.Scalar)(x).dispose();
+    for (const opts of [{}, { validate: false }]) {
+      tokenLogProbs(x, t, opts).dispose();
+      tokenEntropy(x, opts).dispose();
+      tf.grad((l: tf.Tensor) => tf.sum(tokenLogProbs(l, t, opts)) as tf.Scalar)(x).dispose();
+    }
     expect(tf.memory().numTensors).toBe(before);
+  });
+
+  // validate: false is the path webgpu in Node takes by default: cpu and wasm exercise it too.
+  it('validate: false gives the same log-probs, entropies and gradients as the default', async () => {
+    const x = tf.tensor2d(LOGITS);
+    const t = tf.tensor1d(TARGETS, 'int32');
+    const lp = (opts: { validate?: boolean }) => (l: tf.Tensor) => tf.sum(tokenLogProbs(l, t, opts)) as tf.Scalar;
+    const h = (opts: { validate?: boolean }) => (l: tf.Tensor) => tf.sum(tokenEntropy(l, opts)) as tf.Scalar;
+    expect(await read(tokenLogProbs(x, t, { validate: false }))).toEqual(await read(tokenLogProbs(x, t)));
+    expect(await read(tokenEntropy(x, { validate: false }))).toEqual(await read(tokenEntropy(x)));
+    expect(await read(tf.grad(lp({ validate: false }))(x))).toEqual(await read(tf.grad(lp({}))(x)));
+    expect(await read(tf.grad(h({ validate: false }))(x))).toEqual(await read(tf.grad(h({}))(x)));
+    // and the same numbers as the definition
+    const v = await read(tokenLogProbs(x, t, { validate: false }));
+    TARGETS.forEach((k, i) => expect(v[i]).toBeCloseTo(directLogProb(LOGITS[i]!, k), 5));
+  });
+
+  it.runIf(readsSync(backend))('validate defaults to true here: bad values are rejected on this backend', () => {
+    expect(canReadSync()).toBe(true);
+    expectFrognanoError(() => tokenLogProbs(tf.tensor2d(LOGITS), tf.tensor1d([2, 5, 0], 'int32')), 'OUT_OF_RANGE', 'targets[1]', '[0, 5)');
+    expectFrognanoError(() => tokenLogProbs(tf.tensor2d([[0, NaN]]), tf.tensor1d([0], 'int32')), 'NON_FINITE', 'logits[0][1]');
+    expectFrognanoError(() => tokenEntropy(tf.tensor1d([0, Infinity])), 'NON_FINITE', 'logits[1]');
+  });
+
+  it.runIf(!readsSync(backend))('no synchronous read (webgpu in Node): the default skips the checks, an explicit validate: true is BACKEND_UNAVAILABLE', async () => {
+    expect(canReadSync()).toBe(false);
+    const x = tf.tensor2d(LOGITS);
+    const t = tf.tensor1d(TARGETS, 'int32');
+    const lp = await read(tokenLogProbs(x, t));
+    lp.forEach((v) => expect(Number.isFinite(v)).toBe(true));
+    TARGETS.forEach((k, i) => expect(lp[i]).toBeCloseTo(directLogProb(LOGITS[i]!, k), 5));
+    expect(lp).toEqual(await read(tokenLogProbs(x, t, { validate: false })));
+    const h = await read(tokenEntropy(x));
+    LOGITS.forEach((row, i) => expect(h[i]).toBeCloseTo(directEntropy(row), 5));
+    expectFrognanoError(() => tokenLogProbs(x, t, { validate: true }), 'BACKEND_UNAVAILABLE', 'validate: true', 'checkFiniteAsync');
+    expectFrognanoError(() => tokenEntropy(x, { validate: true }), 'BACKEND_UNAVAILABLE', 'validate: true');
   });
 });
 
 describe('tokenLogProbs bad input', () => {
+  // the previous describe may have left webgpu active, where validate defaults to false
+  beforeAll(async () => {
+    await useBackend('cpu');
+  });
   it('rejects a target outside [0, V)', () =>
     expectFrognanoError(() => tokenLogProbs(tf.tensor2d(LOGITS), tf.tensor1d([2, 5, 0], 'int32')), 'OUT_OF_RANGE', 'targets[1]', '[0, 5)'));
   it('rejects an empty vocabulary', () =>
