@@ -112,16 +112,13 @@ describe.each(TEST_BACKENDS)('rwSftLoss / sftLoss on %s', (backend) => {
     expect(tf.memory().numTensors).toBe(before);
   });
 
-  it('KNOWN LEAK: a bare rwSftLoss call with a polarity tensor and validate: false leaves its weight tensor behind', () => {
-    // rwSftLoss.ts builds the device-side weights (noGrad over tf.equal) before its tf.tidy and
-    // never disposes them: one float32 tensor of logp's shape per call outside tidy/grad. This
-    // pins the leak at exactly 1 so the fix shows up here: once weightsOf runs inside the tidy,
-    // change 1 to 0 (or fold these lines into the test above).
+  it('a bare call with a polarity tensor and validate: false disposes its device-side weights', () => {
+    // the weights once were built before the loss's tf.tidy and leaked one tensor per call (fixed)
     const x = tf.tensor1d(LOGP);
     const pol = tf.tensor1d(NUM_POL, 'int32');
     const before = tf.memory().numTensors;
     rwSftLoss({ logp: x, polarity: pol }, { validate: false }).dispose();
-    expect(tf.memory().numTensors - before).toBe(1);
+    expect(tf.memory().numTensors - before).toBe(0);
   });
 
   // validate: false is the path webgpu in Node takes by default: cpu and wasm exercise it too.

@@ -74,8 +74,11 @@ export function rwSftLoss(inputs: RwSftLossInputs, opts: RwSftLossOptions = {}):
   const o = parseOptions(fn, RwSftLossOptionsSchema, opts);
   const validate = resolveValidate(fn, o.validate);
   const { logp, lossMask } = checkLogpAndMask(fn, inputs, validate);
-  const w = weightsOf(fn, inputs.polarity, logp, o.weights, validate);
-  return tf.tidy(() => weightedNll(logp, lossMask, w instanceof tf.Tensor ? w : tf.tensor(w, logp.shape, 'float32')));
+  // inside the tidy: the device-side weights (validate false, polarity tensor) are an intermediate too
+  return tf.tidy(() => {
+    const w = weightsOf(fn, inputs.polarity, logp, o.weights, validate);
+    return weightedNll(logp, lossMask, w instanceof tf.Tensor ? w : tf.tensor(w, logp.shape, 'float32'));
+  });
 }
 
 function weightsOf(
