@@ -115,10 +115,12 @@ export interface DppoLossDiagnostics {
  * Other reductions (`aggregate`) follow verl's `agg_loss`, with the dropped
  * tokens contributing 0 to the sums and still counting in the denominators.
  *
- * Cost: with `validate` (default) the four tensors are read once (`dataSync`);
- * on `cpu` that is free, on `wasm` a copy, on a GPU backend a synchronous
- * transfer of 16 bytes per token. Pass `validate: false` to keep everything on
- * the device.
+ * Cost: with `validate` (the default where the backend reads synchronously)
+ * the four tensors are read once (`dataSync`); on `cpu` that is free, on
+ * `wasm` a copy, on a GPU backend a synchronous transfer of 16 bytes per token.
+ * Pass `validate: false` to keep everything on the device; on webgpu in Node,
+ * which has no synchronous read, that is the default (check inputs with
+ * `await checkFiniteAsync`, log with `await dppoDiagnostics`).
  *
  * @param inputs - {@link DppoLossInputs}; tensors are not disposed or changed
  * @param opts - {@link DppoLossOptions}; defaults `delta = 0.2`, `aggregate = 'token-mean'`, `divergence = 'tv'`
