@@ -199,11 +199,14 @@ export class TinyGpt {
     return tf.tidy(() => this.forward(tokens));
   }
 
-  /** A new model of the same configuration with copies of this model's weights. */
+  /**
+   * A new model of the same configuration with copies of this model's weights
+   * (read with `await tensor.data()`, so it works on webgpu in Node too).
+   */
   async clone(): Promise<TinyGpt> {
     return new TinyGpt(
       this.config,
-      this.variables.map((v) => v.dataSync() as Float32Array),
+      await Promise.all(this.variables.map(async (v) => (await v.data()) as Float32Array)),
     );
   }
 

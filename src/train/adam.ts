@@ -113,13 +113,16 @@ export class Adam {
     for (const x of [...this.m, ...this.v]) x.assign(tf.zerosLike(x));
   }
 
-  /** A copy of the state. */
-  getState(): AdamState {
-    return {
-      step: this.t,
-      m: this.m.map((x) => Float32Array.from(x.dataSync() as Float32Array)),
-      v: this.v.map((x) => Float32Array.from(x.dataSync() as Float32Array)),
-    };
+  /**
+   * A copy of the state, read with `await tensor.data()` (works on every
+   * backend, webgpu in Node included, where synchronous reads are impossible).
+   */
+  async getState(): Promise<AdamState> {
+    const step = this.t;
+    const copy = (xs: readonly tf.Variable[]): Promise<Float32Array[]> =>
+      Promise.all(xs.map(async (x) => Float32Array.from((await x.data()) as Float32Array)));
+    const [m, v] = await Promise.all([copy(this.m), copy(this.v)]);
+    return { step, m, v };
   }
 
   /**
@@ -168,19 +171,30 @@ export class Adam {
  * ```
  * norm = sqrt(sum_i ||g_i||^2)      g_i <- g_i * min(1, maxNorm / (norm + 1e-6))
  * ```
- * Returns new tensors (the caller disposes them and the inputs) and the norm
- * before clipping.
+ * The squared norm is summed on the device and read back as one number with
+ * `await tensor.data()` (asynchronous, so it works on every backend, webgpu in
+ * Node included); the square root and the scale are computed on the host in
+ * float64. Resolves to new tensors (the caller disposes them and the inputs)
+ * and the norm before clipping.
  *
- * @throws FrognanoError `OUT_OF_RANGE` for `maxNorm <= 0`
- * @example const { grads: clipped, norm } = clipByGlobalNorm(grads, 1.0);
+ * @throws FrognanoError `OUT_OF_RANGE` for `maxNorm <= 0` (the promise rejects)
+ * @example const { grads: clipped, norm } = await clipByGlobalNorm(grads, 1.0);
  */
-export function clipByGlobalNorm(grads: readonly tf.Tensor[], maxNorm: number): { grads: tf.Tensor[]; norm: number } {
+export async function clipByGlobalNorm(grads: readonly tf.Tensor[], maxNorm: number): Promise<{ grads: tf.Tensor[]; norm: number }> {
   if (!(maxNorm > 0)) {
     throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `maxNorm must be > 0, got ${maxNorm}`, { fn: 'clipByGlobalNorm', field: 'maxNorm' });
   }
-  const sq = tf.tidy(() => tf.addN(grads.map((g) => tf.sum(tf.square(g)))));
-  const norm = Math.sqrt(sq.dataSync()[0]!);
-  sq.dispose();
+  // A left fold of two-input adds, not tf.addN: the webgpu backend of tfjs 4.22 binds one storage
+  // buffer per addN input and leaves the device at WebGPU's default limit of 8 per shader stage, so
+  // addN over more than 7 tensors fails there. The fold adds in the same order, in float32, as the
+  // cpu and wasm addN kernels do, so the norm is the same number.
+  const sq = tf.tidy(() => grads.map((g) => tf.sum(tf.square(g))).reduce((acc, s) => tf.add(acc, s), tf.scalar(0)));
+  let norm: number;
+  try {
+    norm = Math.sqrt((await sq.data())[0]!);
+  } finally {
+    sq.dispose();
+  }
   const scale = Math.min(1, maxNorm / (norm + 1e-6));
   return { grads: grads.map((g) => tf.tidy(() => (scale === 1 ? g.clone() : tf.mul(g, scale)))), norm };
 }

@@ -18,9 +18,9 @@ describe('Policy adapters', () => {
     expect((logits.arraySync() as number[][][])[0]![0]).toEqual([0, 0, 3, 0]);
     const c = await p.clone();
     writeWeights(c, [new Float32Array(16)]);
-    expect(readWeights(p)[0]![6]).toBe(3);
+    expect((await readWeights(p))[0]![6]).toBe(3);
     copyWeights(c, p);
-    expect(readWeights(p)[0]![6]).toBe(0);
+    expect((await readWeights(p))[0]![6]).toBe(0);
     tf.dispose(logits);
     p.dispose();
     c.dispose();
@@ -41,9 +41,9 @@ describe('Policy adapters', () => {
     const [g] = await generateRollouts(policy, toyEnv(), [{ id: 'a', prompt: [4, 5], answer: [4] }], { groupSize: 2, seed: 1 });
     expect(g!.rollouts).toHaveLength(2);
     const clone = await policy.clone();
-    expect(readWeights(clone)).toEqual(readWeights(policy));
-    writeWeights(clone, readWeights(clone).map((a) => a.map(() => 0)));
-    expect(readWeights(policy)[0]!.some((x) => x !== 0)).toBe(true);
+    expect(await readWeights(clone)).toEqual(await readWeights(policy));
+    writeWeights(clone, (await readWeights(clone)).map((a) => a.map(() => 0)));
+    expect((await readWeights(policy))[0]!.some((x) => x !== 0)).toBe(true);
     clone.dispose();
     policy.dispose();
   });

@@ -142,19 +142,21 @@ function checkSizes(fn: string, vocabSize: number, contextLength: number): void 
 }
 
 /**
- * A copy of the policy's weights as float32 arrays, in `variables` order.
+ * A copy of the policy's weights as float32 arrays, in `variables` order, read
+ * with `await tensor.data()` (works on every backend, webgpu in Node included,
+ * where synchronous reads are impossible).
  *
- * @example const snapshot = readWeights(policy); // later: writeWeights(policy, snapshot)
+ * @example const snapshot = await readWeights(policy); // later: writeWeights(policy, snapshot)
  */
-export function readWeights(policy: Policy): Float32Array[] {
-  return policy.variables.map((v) => Float32Array.from(v.dataSync() as Float32Array));
+export async function readWeights(policy: Policy): Promise<Float32Array[]> {
+  return Promise.all(policy.variables.map(async (v) => Float32Array.from((await v.data()) as Float32Array)));
 }
 
 /**
  * Overwrites the policy's weights (same order and sizes as {@link readWeights}).
  *
  * @throws FrognanoError `LENGTH_MISMATCH` naming `weights[i]` when a count or size differs
- * @example writeWeights(policy, readWeights(other));
+ * @example writeWeights(policy, await readWeights(other));
  */
 export function writeWeights(policy: Policy, weights: readonly Float32Array[]): void {
   const fn = 'writeWeights';

@@ -23,9 +23,9 @@ describe('sftPretrain', () => {
     expect(losses.at(-1)!).toBeLessThan(0.2);
     const b = bigramPolicy(matrix(V, 0));
     await sftPretrain(b, [demo, demo], { steps: 30, batchSize: 2, learningRate: 0.1, seed: 1 });
-    expect(readWeights(b)).toEqual(readWeights(a));
+    expect(await readWeights(b)).toEqual(await readWeights(a));
     // 4 -> end is trained; the prompt's 4 -> 5 is masked, so it is never pushed up (only down, as row 4 learns end)
-    const w = readWeights(a)[0]!;
+    const w = (await readWeights(a))[0]!;
     expect(w[4 * V + TOK.end]).toBeGreaterThan(0);
     expect(w[4 * V + 5]).toBeLessThan(0);
     a.dispose();

@@ -65,7 +65,7 @@ export async function sftPretrain(policy: Policy, demos: readonly Demonstration[
         }
         picked.push(demos[order[cursor++]!]!);
       }
-      const loss = sftStep(policy, adam, picked, o.padToken, o.clipNorm);
+      const loss = await sftStep(policy, adam, picked, o.padToken, o.clipNorm);
       losses.push(loss);
       o.onStep?.(s, loss);
       await yieldToEventLoop();
@@ -76,8 +76,12 @@ export async function sftPretrain(policy: Policy, demos: readonly Demonstration[
   return losses;
 }
 
-/** One SFT step on a batch of demonstrations; returns the loss. @internal */
-export function sftStep(policy: Policy, adam: Adam, demos: readonly Demonstration[], padToken: number, clipNorm: number): number {
+/**
+ * One SFT step on a batch of demonstrations; resolves to the loss. The loss and
+ * the gradient norm are read with `await tensor.data()` (no synchronous read, so
+ * it runs on webgpu in Node too). @internal
+ */
+export async function sftStep(policy: Policy, adam: Adam, demos: readonly Demonstration[], padToken: number, clipNorm: number): Promise<number> {
   const batch = padBatch(demos, padToken);
   const shape: [number, number] = [batch.batch, batch.length];
   const inputs = tf.tensor2d(batch.inputs, shape, 'int32');
@@ -87,13 +91,17 @@ export function sftStep(policy: Policy, adam: Adam, demos: readonly Demonstratio
     () => sftLoss({ logp: tokenLogProbs(policy.logits(inputs), targets), lossMask }),
     policy.variables as tf.Variable[],
   );
-  const loss = value.dataSync()[0]!;
   const ordered = policy.variables.map((v) => grads[v.name] ?? tf.zerosLike(v));
-  const clipped = clipByGlobalNorm(ordered, clipNorm);
-  adam.apply(clipped.grads);
-  tf.dispose([value, inputs, targets, lossMask, ...clipped.grads, ...ordered]);
-  tf.dispose(Object.values(grads));
-  return loss;
+  let clipped: { grads: tf.Tensor[] } = { grads: [] };
+  try {
+    const loss = (await value.data())[0]!;
+    clipped = await clipByGlobalNorm(ordered, clipNorm);
+    adam.apply(clipped.grads);
+    return loss;
+  } finally {
+    tf.dispose([value, inputs, targets, lossMask, ...clipped.grads, ...ordered]);
+    tf.dispose(Object.values(grads));
+  }
 }
 
 /** Fisher–Yates shuffle in place with a seeded stream. */

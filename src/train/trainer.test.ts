@@ -100,8 +100,8 @@ describe('FrogNanoTrainer', () => {
     expect(resumed.stopped).toBe(false);
     expect(strip(resumed.records)).toEqual(strip(straight.records));
     expect(resumed.pilots).toEqual(straight.pilots);
-    const a = readWeights(straightPolicy);
-    const b = readWeights(second);
+    const a = await readWeights(straightPolicy);
+    const b = await readWeights(second);
     a.forEach((w, i) => expect(new Uint8Array(b[i]!.buffer)).toEqual(new Uint8Array(w.buffer)));
     // the log holds each update once
     expect(readFileSync(logPath, 'utf8').trim().split('\n')).toHaveLength(8);
@@ -149,7 +149,7 @@ describe('FrogNanoTrainer', () => {
     const make = () => new TinyGpt(TinyGptOptionsSchema.parse({ vocabSize: fam.vocabSize, contextLength: fam.maxEpisodeTokens, dModel: 16, layers: 1, heads: 2, seed: 3 }));
     const warm = make();
     await sftPretrain(warm, fam.demonstrations(256, 1), { steps: 40, batchSize: 32, learningRate: 1e-2 });
-    const start = readWeights(warm);
+    const start = await readWeights(warm);
     warm.dispose();
     const opts = base({
       iterations: 1,
@@ -171,8 +171,8 @@ describe('FrogNanoTrainer', () => {
     const c = make();
     const resumed = await new FrogNanoTrainer({ policy: c, env: fam, family: fam }, { ...opts, checkpointPath: ckpt }).run({ resume: true });
     expect(strip(resumed.records)).toEqual(strip(straight.records));
-    const wa = readWeights(a);
-    readWeights(c).forEach((w, i) => expect(new Uint8Array(w.buffer)).toEqual(new Uint8Array(wa[i]!.buffer)));
+    const wa = await readWeights(a);
+    (await readWeights(c)).forEach((w, i) => expect(new Uint8Array(w.buffer)).toEqual(new Uint8Array(wa[i]!.buffer)));
     a.dispose();
     c.dispose();
   });

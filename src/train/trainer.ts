@@ -304,7 +304,7 @@ export class FrogNanoTrainer<T> {
             progress?.note(`iteration ${it}: no task accepted, the climb is skipped`);
             state.update = o.updatesPerIteration;
           }
-          this.save(state, null);
+          await this.save(state, null);
         }
         if (state.phase === 'climb') {
           const r = await this.climb(state, adamState, actor, { log, progress, started, control, stopNow, onUpdate: () => updatesThisCall++ });
@@ -313,7 +313,7 @@ export class FrogNanoTrainer<T> {
           state.iteration++;
           state.phase = state.iteration > o.iterations ? 'done' : 'pilot';
           state.rng = null;
-          this.save(state, null);
+          await this.save(state, null);
           if (stopNow() && state.phase !== 'done') {
             return { records: state.records, pilots: state.pilots, stopped: true, policyVersion: state.policyVersion };
           }
@@ -401,7 +401,7 @@ export class FrogNanoTrainer<T> {
             : null;
         await yieldToEventLoop();
         const lengthPenalty = it >= o.reward.lengthPenaltyFromIteration;
-        const stats = dppoUpdate(this.policy, adam, this.env, fresh, {
+        const stats = await dppoUpdate(this.policy, adam, this.env, fresh, {
           temperature: o.temperature,
           reward: { budget: o.reward.budget, alpha: o.reward.alpha, truncatedReward: o.reward.truncatedReward, lengthPenalty },
           dppo: o.dppo,
@@ -441,7 +441,7 @@ export class FrogNanoTrainer<T> {
         });
         state.buffer = buffer.contents();
         state.rng = { tasks: tasksRng.state(), sampling: samplingRng.state() };
-        if (state.update % o.checkpointEvery === 0 || state.update === U) this.save(state, adam.getState());
+        if (state.update % o.checkpointEvery === 0 || state.update === U) await this.save(state, await adam.getState());
         if (ctx.stopNow() && state.update < U) return 'stopped';
       }
       return 'done';
@@ -450,14 +450,16 @@ export class FrogNanoTrainer<T> {
     }
   }
 
-  private save(state: TrainerState<T>, optimizer: AdamState | null): void {
+  /** Writes a checkpoint; the weights are read with `await tensor.data()` (no synchronous read, webgpu in Node included). */
+  private async save(state: TrainerState<T>, optimizer: AdamState | null): Promise<void> {
     const path = this.options.checkpointPath;
     if (path === undefined) return;
+    const weights = await readWeights(this.policy);
     saveCheckpoint(path, {
       kind: 'frognano-trainer',
       seed: this.options.seed,
       shapes: this.policy.variables.map((v) => v.shape),
-      weights: readWeights(this.policy).map(encodeFloat32),
+      weights: weights.map(encodeFloat32),
       optimizer: optimizer === null ? null : { step: optimizer.step, m: optimizer.m.map(encodeFloat32), v: optimizer.v.map(encodeFloat32) },
       state,
     });

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectFrognanoError } from '../../test/helpers/expectError.js';
+import { expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
 import { bigramPolicy, matrix, toyEnv, type ToyTask } from '../../test/train/helpers.js';
 import { groupAdvantages } from '../advantage/groupAdvantages.js';
 import type { Verdict } from '../env/environment.js';
@@ -73,7 +73,7 @@ describe('groupRewardsAndAdvantages: the reward and advantage plumbing', () => {
 
 describe('dppoUpdate', () => {
   const reward = { budget: 8, alpha: 0.2 };
-  it('computes the DPPO loss of the kept groups against the recorded log-probs, and steps', () => {
+  it('computes the DPPO loss of the kept groups against the recorded log-probs, and steps', async () => {
     const W = matrix(V, 0, [[5, 4, 1]]);
     const policy = bigramPolicy(W);
     const adam = new Adam(policy.variables, { learningRate: 0.01 });
@@ -100,7 +100,7 @@ describe('dppoUpdate', () => {
       lossMask: tf.tensor1d([1, 1, 1, 1]),
     });
     const before = W[5]![4]!;
-    const stats = dppoUpdate(policy, adam, toyEnv(), [g, dead], { reward });
+    const stats = await dppoUpdate(policy, adam, toyEnv(), [g, dead], { reward });
     expect(stats.loss).toBeCloseTo(expected.dataSync()[0]!, 5);
     expect(stats).toMatchObject({ groups: 2, zeroVarianceGroups: 1, rollouts: 4, tokens: 4, skipped: false });
     expect(stats.solveRate).toBe(0.75);
@@ -114,46 +114,46 @@ describe('dppoUpdate', () => {
     policy.dispose();
   });
 
-  it('counts the tokens the DPPO mask drops (stale rollouts that already moved)', () => {
+  it('counts the tokens the DPPO mask drops (stale rollouts that already moved)', async () => {
     const policy = bigramPolicy(matrix(V, 0, [[5, 4, 4]]));
     const adam = new Adam(policy.variables, { learningRate: 0.01 });
     // p(4 | 5) is now ~0.92; the rollout policy had it at e^-3 ~ 0.05: dp > 0.2 with A > 0 -> dropped
     const g = group([rollout([4, 1], [-3, -1.7], verdict(true)), rollout([5, 1], [-3, -1.7], verdict(false))]);
-    const stats = dppoUpdate(policy, adam, toyEnv(), [g], { reward });
+    const stats = await dppoUpdate(policy, adam, toyEnv(), [g], { reward });
     expect(stats.droppedPositive).toBe(1);
     expect(stats.keptTokenFraction).toBe(3 / 4);
     adam.dispose();
     policy.dispose();
   });
 
-  it('takes no step when every group has zero variance', () => {
+  it('takes no step when every group has zero variance', async () => {
     const policy = bigramPolicy(matrix(V, 0));
     const adam = new Adam(policy.variables);
-    const stats = dppoUpdate(policy, adam, toyEnv(), [group([rollout([4, 1], [-1, -1], verdict(false)), rollout([4, 1], [-1, -1], verdict(false))])], { reward });
+    const stats = await dppoUpdate(policy, adam, toyEnv(), [group([rollout([4, 1], [-1, -1], verdict(false)), rollout([4, 1], [-1, -1], verdict(false))])], { reward });
     expect(stats).toMatchObject({ skipped: true, zeroVarianceGroups: 1, tokens: 0, loss: 0 });
     expect(adam.step).toBe(0);
     adam.dispose();
     policy.dispose();
   });
 
-  it('leaks no tensors', () => {
+  it('leaks no tensors', async () => {
     const policy = bigramPolicy(matrix(V, 0));
     const adam = new Adam(policy.variables);
     const g = group([rollout([4, 1], [-1.8, -1.8], verdict(true)), rollout([5, 1], [-1.8, -1.8], verdict(false))]);
-    dppoUpdate(policy, adam, toyEnv(), [g], { reward });
+    await dppoUpdate(policy, adam, toyEnv(), [g], { reward });
     const n = tf.memory().numTensors;
-    for (let i = 0; i < 5; i++) dppoUpdate(policy, adam, toyEnv(), [g], { reward, temperature: 0.8 });
+    for (let i = 0; i < 5; i++) await dppoUpdate(policy, adam, toyEnv(), [g], { reward, temperature: 0.8 });
     expect(tf.memory().numTensors).toBe(n);
     adam.dispose();
     policy.dispose();
   });
 
-  it('rejects no groups', () => {
+  it('rejects no groups', async () => {
     const policy = bigramPolicy(matrix(V, 0));
-    expectFrognanoError(() => dppoUpdate(policy, new Adam(policy.variables), toyEnv(), [], { reward }), 'EMPTY_INPUT', 'groups');
+    await expectFrognanoErrorAsync(() => dppoUpdate(policy, new Adam(policy.variables), toyEnv(), [], { reward }), 'EMPTY_INPUT', 'groups');
   });
-  it('rejects a missing reward budget', () => {
+  it('rejects a missing reward budget', async () => {
     const policy = bigramPolicy(matrix(V, 0));
-    expectFrognanoError(() => dppoUpdate(policy, new Adam(policy.variables), toyEnv(), [], { reward: {} as never }), 'INVALID_TYPE', 'opts.reward.budget');
+    await expectFrognanoErrorAsync(() => dppoUpdate(policy, new Adam(policy.variables), toyEnv(), [], { reward: {} as never }), 'INVALID_TYPE', 'opts.reward.budget');
   });
 });

@@ -5,7 +5,7 @@ import { groupAdvantages } from '../advantage/groupAdvantages.js';
 import type { Environment } from '../env/environment.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
-import { DppoLossOptionsSchema, dppoLossWithDiagnostics } from '../losses/dppoLoss.js';
+import { dppoDiagnostics, dppoLoss, DppoLossOptionsSchema } from '../losses/dppoLoss.js';
 import { tokenEntropy } from '../losses/tokenEntropy.js';
 import { tokenLogProbs } from '../losses/tokenLogProbs.js';
 import { ShapeRewardOptionsSchema, shapeRewards } from '../rewards/shapeReward.js';
@@ -113,17 +113,24 @@ export function groupRewardsAndAdvantages<T>(
  * counts the tokens of kept groups only). When every group is dropped no step
  * is taken and `skipped` is true.
  *
- * @returns the update's statistics
- * @throws FrognanoError `EMPTY_INPUT` for no groups; option errors naming `opts.<field>`
- * @example const stats = dppoUpdate(policy, adam, env, groups, { reward: { budget: 8, alpha: 0.2 } });
+ * Every value is read back with `await tensor.data()`, never with `dataSync()`,
+ * so the update runs on every backend, webgpu in Node included: the gradient is
+ * taken of `dppoLoss` (its `validate` default follows the backend), then the
+ * loss, the entropy and the mask counts (`dppoDiagnostics`, the same float64
+ * rule as `dppoLossWithDiagnostics`) are awaited before the step, and the
+ * gradient norm inside `clipByGlobalNorm`.
+ *
+ * @returns (a promise of) the update's statistics
+ * @throws FrognanoError `EMPTY_INPUT` for no groups; option errors naming `opts.<field>` (the promise rejects)
+ * @example const stats = await dppoUpdate(policy, adam, env, groups, { reward: { budget: 8, alpha: 0.2 } });
  */
-export function dppoUpdate<T>(
+export async function dppoUpdate<T>(
   policy: Policy,
   optimizer: Adam,
   env: Pick<Environment<T>, 'padToken'>,
   groups: readonly RolloutGroup<T>[],
   opts: DppoUpdateOptions,
-): UpdateStats {
+): Promise<UpdateStats> {
   const fn = 'dppoUpdate';
   const o = parseOptions(fn, DppoUpdateOptionsSchema, opts);
   if (groups.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'groups must not be empty', { fn, field: 'groups' });
@@ -182,37 +189,52 @@ export function dppoUpdate<T>(
   const lossMask = tf.tensor2d(batch.lossMask, shape, 'float32');
   const logpRollout = tf.tensor2d(batch.logpRollout, shape, 'float32');
   const advantages = tf.tensor2d(batch.advantages, shape, 'float32');
-  let diag: Omit<ReturnType<typeof dppoLossWithDiagnostics>, 'loss'> | undefined;
-  let entropy = 0;
-  const { value, grads } = tf.variableGrads(() => {
-    const logits = policy.logits(inputs);
-    const scaled = tau === 1 ? logits : tf.div(logits, tau);
-    const logpNew = tokenLogProbs(scaled, targets);
-    const d = dppoLossWithDiagnostics({ logpNew, logpRollout, advantages, lossMask }, o.dppo);
-    const ent = tf.tidy(() => tf.sum(tf.mul(tokenEntropy(scaled), lossMask)));
-    entropy = ent.dataSync()[0]! / Math.max(1, batch.tokens);
-    ent.dispose();
-    const { loss, ...rest } = d;
-    diag = rest;
-    return loss;
-  }, policy.variables as tf.Variable[]);
-  const loss = value.dataSync()[0]!;
-  const ordered = policy.variables.map((v) => grads[v.name] ?? tf.zerosLike(v));
-  const clipped = clipByGlobalNorm(ordered, o.clipNorm);
-  optimizer.apply(clipped.grads, o.learningRate);
-  tf.dispose([value, inputs, targets, lossMask, logpRollout, advantages, ...clipped.grads, ...ordered]);
-  tf.dispose(Object.values(grads));
-  const dg = diag!;
-  return {
-    ...base,
-    tokens: dg.tokens,
-    keptTokenFraction: dg.keptFraction,
-    droppedPositive: dg.droppedPositive,
-    droppedNegative: dg.droppedNegative,
-    meanRho: dg.meanRho,
-    entropy,
-    loss,
-    gradNorm: clipped.norm,
-    skipped: false,
-  };
+  // logpNew and the entropy sum are kept out of the gradient's tidy scope and read after it:
+  // nothing inside the closure reads a tensor on the host except dppoLoss's own validation.
+  let logpNew: tf.Tensor | undefined;
+  let entropySum: tf.Tensor | undefined;
+  let value: tf.Scalar | undefined;
+  let grads: tf.NamedTensorMap = {};
+  let ordered: tf.Tensor[] = [];
+  let clipped: { grads: tf.Tensor[]; norm: number } = { grads: [], norm: 0 };
+  try {
+    ({ value, grads } = tf.variableGrads(() => {
+      const logits = policy.logits(inputs);
+      const scaled = tau === 1 ? logits : tf.div(logits, tau);
+      const lp = tf.keep(tokenLogProbs(scaled, targets));
+      logpNew = lp;
+      const loss = dppoLoss({ logpNew: lp, logpRollout, advantages, lossMask }, o.dppo);
+      entropySum = tf.keep(tf.tidy(() => tf.sum(tf.mul(tokenEntropy(scaled), lossMask))));
+      return loss;
+    }, policy.variables as tf.Variable[]));
+    // The mask counts (which also validate the inputs where dppoLoss did not) are read before the step.
+    const [lossValues, entropyValues, dg] = await Promise.all([
+      value.data(),
+      entropySum!.data(),
+      dppoDiagnostics({ logpNew: logpNew!, logpRollout, advantages, lossMask }, o.dppo),
+    ]);
+    const loss = lossValues[0]!;
+    const entropy = entropyValues[0]! / Math.max(1, batch.tokens);
+    ordered = policy.variables.map((v) => grads[v.name] ?? tf.zerosLike(v));
+    clipped = await clipByGlobalNorm(ordered, o.clipNorm);
+    optimizer.apply(clipped.grads, o.learningRate);
+    return {
+      ...base,
+      tokens: dg.tokens,
+      keptTokenFraction: dg.keptFraction,
+      droppedPositive: dg.droppedPositive,
+      droppedNegative: dg.droppedNegative,
+      meanRho: dg.meanRho,
+      entropy,
+      loss,
+      gradNorm: clipped.norm,
+      skipped: false,
+    };
+  } finally {
+    tf.dispose([inputs, targets, lossMask, logpRollout, advantages, ...clipped.grads, ...ordered]);
+    tf.dispose(Object.values(grads));
+    if (value !== undefined) value.dispose();
+    if (logpNew !== undefined) logpNew.dispose();
+    if (entropySum !== undefined) entropySum.dispose();
+  }
 }
