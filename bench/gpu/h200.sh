@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # One prepared device call for the H200 (see docs/gpu.md). Run from the repo root on the device machine:
-#   here, once:  npm ci && bash bench/gpu/pack.sh          (node, node_modules with vitest/tsx, webgpu, the Vulkan loader)
-#   device run:  carry [".gpu"], timeout_s 480, command: bash .gpu/remote.sh bash bench/gpu/h200.sh
-# Writes at most 5 files under $OUT (the device tool brings back 8). Each step has its own timeout; the
-# worst case is 150 + 100 + 150 s plus unpacking, well inside one 480 s call.
+#   here, once:  npm ci && bash bench/gpu/pack.sh --with-checkpoint         (node, node_modules with vitest/tsx, webgpu, the Vulkan loader)
+#   device run:  carry [".gpu"], timeout_s 500, command: bash .gpu/remote.sh bash bench/gpu/h200.sh
+# Writes at most 7 files under $OUT (the device tool brings back 8). Each step has its own timeout; the
+# worst case is 150 + 100 + 150 + 60 s plus unpacking, inside one 500 s call.
 # Rehearsal without a GPU (SwiftShader's Vulkan on the CPU, see docs/gpu.md):
 #   GPU_BACKEND=webgpu TORCH_DEVICE=cpu PYTHON=/usr/bin/python3 VK_DRIVER_FILES=.../vk_swiftshader_icd.json bash bench/gpu/h200.sh
 set -uo pipefail
@@ -29,8 +29,17 @@ BENCH_BACKEND=$GPU_BACKEND TORCH_DEVICE=$TORCH_DEVICE PYTHON=$PYTHON BENCH_REPS=
   $TSX bench/dppo-loss.bench.ts 2>&1 | tee "$OUT/bench.log" | grep -v "^$" | tail -8
 echo "rc=${PIPESTATUS[0]}" | tee -a "$OUT/bench.log"
 
-echo "== 3. the training demo on $GPU_BACKEND (issue 4's loop; stopped at 150 s if not done, updates.jsonl keeps what ran)"
-rm -rf /tmp/train-gpu
-( time timeout 150 $TSX examples/train-demo.ts --backend "$GPU_BACKEND" --seed 1 --out /tmp/train-gpu ) 2>&1 | tee "$OUT/train.log" | grep -v "^$" | tail -8
-cp /tmp/train-gpu/updates.jsonl "$OUT/train-updates.jsonl" 2>/dev/null || echo "no updates.jsonl" | tee -a "$OUT/train.log"
+# 3. The training demo's RL phase. bench/gpu/pack.sh --with-checkpoint stores in .gpu/train-seed1 the demo
+# (seed 1) stopped after its first update on wasm here (SFT warm start and TaskPilot iteration 1 done);
+# the run resumes it there and times the DPPO updates (rollouts with per-token sampling + the update)
+# on webgpu, then the same on the H200's CPU through wasm for comparison. updates.jsonl holds tokens and
+# seconds per update: tokens per second = sum(tokens) / sum(seconds).
+for b in "$GPU_BACKEND" wasm; do
+  limit=150; [ "$b" = wasm ] && limit=60
+  echo "== 3. the training demo's RL phase on $b (resumed from .gpu/train-seed1, stopped at $limit s)"
+  rm -rf /tmp/train-$b; mkdir -p /tmp/train-$b
+  if [ -d .gpu/train-seed1 ]; then cp .gpu/train-seed1/* /tmp/train-$b/; resume=--resume; else resume=; fi
+  ( time timeout $limit $TSX examples/train-demo.ts --backend "$b" --seed 1 --out /tmp/train-$b $resume ) 2>&1 | tee "$OUT/train-$b.log" | grep -v "^$" | tail -6
+  cp /tmp/train-$b/updates.jsonl "$OUT/train-updates-$b.jsonl" 2>/dev/null || echo "no updates.jsonl" | tee -a "$OUT/train-$b.log"
+done
 ls "$OUT"

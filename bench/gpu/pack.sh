@@ -4,8 +4,13 @@
 #   2. .gpu/webgpu.tar.xz: the wasm backend's binaries, the `webgpu` package (Dawn, linux-x64 only) and @tensorflow/tfjs-backend-webgpu at the
 #      tfjs version of the lockfile. pack.sh's own step cannot add them here: this package declares both as optional
 #      peer dependencies, and `npm install --no-save` of a declared peer is a no-op ("up to date").
-# Usage, from the repo root after `npm ci`: bash bench/gpu/pack.sh
+#   3. with --with-checkpoint: .gpu/train-seed1, the training demo (seed 1) stopped on wasm after its first
+#      DPPO update (SFT warm start and TaskPilot iteration 1 done, about a minute here), which h200.sh
+#      resumes on webgpu to time the RL phase.
+# Usage, from the repo root after `npm ci`: bash bench/gpu/pack.sh [--with-checkpoint]
 set -euo pipefail
+ckpt=0
+for a in "$@"; do case "$a" in --with-checkpoint) ckpt=1;; *) echo "unknown option $a" >&2; exit 2;; esac; done
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 bash ../shared/tools/gpu/pack.sh --dev
@@ -28,3 +33,8 @@ cp -r --parents "$wasm/wasm-out" "$tmp/" && cp --parents "$wasm"/dist/*.wasm "$t
 tar -C "$tmp" -cf - node_modules/webgpu node_modules/@tensorflow/tfjs-backend-webgpu node_modules/debug node_modules/ms "$wasm" | xz -T0 -6 > .gpu/webgpu.tar.xz
 rm -rf "$tmp"
 echo "added .gpu/webgpu.tar.xz ($(du -sh .gpu/webgpu.tar.xz | cut -f1)); .gpu/ is $(du -sh .gpu | cut -f1)"
+if [ $ckpt = 1 ]; then
+  rm -rf .gpu/train-seed1
+  node --conditions=@frognano/source --import tsx examples/train-demo.ts --seed 1 --out .gpu/train-seed1 --stop-after 1 --quiet
+  echo "added .gpu/train-seed1 ($(du -sh .gpu/train-seed1 | cut -f1))"
+fi
