@@ -164,6 +164,8 @@ export function checkMask01(fn: string, field: string, shape: readonly number[],
   return ones;
 }
 
+const GPU_BACKENDS = new Set(['webgpu', 'webgl']);
+
 /**
  * Checks on the device that a float tensor holds no NaN/±Infinity, reading back
  * one number (`sum(x * 0)` is NaN exactly when some element is not finite).
@@ -171,6 +173,12 @@ export function checkMask01(fn: string, field: string, shape: readonly number[],
  */
 export function checkFiniteOnDevice(fn: string, field: string, t: tf.Tensor): void {
   if (t.size === 0) return;
+  // WGSL/GLSL let an implementation assume no NaN or infinity occurs: on a GPU backend
+  // (webgpu or webgl in a browser, where synchronous reads exist) scan the values on the host.
+  if (GPU_BACKENDS.has(tf.getBackend())) {
+    checkFinite(fn, field, t.shape, readValues(t));
+    return;
+  }
   const probe = tf.tidy(() => tf.sum(tf.mul(t, tf.scalar(0))));
   const v = probe.dataSync()[0]!;
   probe.dispose();
