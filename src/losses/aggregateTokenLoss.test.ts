@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { canReadSync } from '../backend/canReadSync.js';
 import { useBackend } from '../backend/useBackend.js';
-import { TEST_BACKENDS } from '../../test/helpers/backends.js';
+import { TEST_BACKENDS, readsSync } from '../../test/helpers/backends.js';
+import { read, scalar } from '../../test/helpers/tensors.js';
 import { aggregateTokenLoss } from './aggregateTokenLoss.js';
 
 // verl agg_loss, written out by hand for
@@ -23,16 +24,6 @@ const MODES = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] a
 
 // Every read is `await data()`: tfjs-backend-webgpu in Node reads only asynchronously
 // (dataSync needs OffscreenCanvas), and there `validate` defaults to false (see canReadSync).
-/** Whether `backend`, once active, can read synchronously: what `canReadSync()` will say. */
-const readsSync = (backend: string): boolean =>
-  backend !== 'webgpu' || typeof (globalThis as { OffscreenCanvas?: unknown }).OffscreenCanvas !== 'undefined';
-
-async function read(t: tf.Tensor): Promise<number[]> {
-  return Array.from((await t.data()) as Float32Array);
-}
-async function scalar(t: tf.Tensor): Promise<number> {
-  return (await t.data())[0]!;
-}
 
 describe.each(TEST_BACKENDS)('aggregateTokenLoss on %s', (backend) => {
   beforeAll(async () => {

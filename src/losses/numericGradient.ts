@@ -43,12 +43,7 @@ export function numericGradient(f: (x: tf.Tensor) => tf.Scalar, x: tf.Tensor, op
   const indices = o.indices ?? Array.from(base, (_, i) => i);
   const out: number[] = [];
   for (const i of indices) {
-    if (i >= base.length) {
-      throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `opts.indices contains ${i}, outside x of size ${base.length}`, {
-        fn,
-        field: 'opts.indices',
-      });
-    }
+    checkIndex(fn, i, base.length);
     const at = (v: number): number => {
       const buf = base.slice();
       buf[i] = v;
@@ -84,12 +79,7 @@ export async function numericGradientAsync(
   const indices = o.indices ?? Array.from(base, (_, i) => i);
   const out: number[] = [];
   for (const i of indices) {
-    if (i >= base.length) {
-      throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `opts.indices contains ${i}, outside x of size ${base.length}`, {
-        fn,
-        field: 'opts.indices',
-      });
-    }
+    checkIndex(fn, i, base.length);
     const at = async (v: number): Promise<number> => {
       const buf = base.slice();
       buf[i] = v;
@@ -104,4 +94,10 @@ export async function numericGradientAsync(
     out.push(((await at(up)) - (await at(down))) / (up - down));
   }
   return out;
+}
+
+function checkIndex(fn: string, i: number, size: number): void {
+  if (i >= size) {
+    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `opts.indices contains ${i}, outside x of size ${size}`, { fn, field: 'opts.indices' });
+  }
 }

@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { canReadSync } from '../backend/canReadSync.js';
 import { useBackend } from '../backend/useBackend.js';
-import { TEST_BACKENDS } from '../../test/helpers/backends.js';
+import { TEST_BACKENDS, readsSync } from '../../test/helpers/backends.js';
+import { read, scalar } from '../../test/helpers/tensors.js';
 import { numericGradientAsync } from './numericGradient.js';
 import { rwSftLoss, type TokenPolarity } from './rwSftLoss.js';
 import { sftLoss } from './sftLoss.js';
@@ -30,16 +31,7 @@ function reference(logp: number[], pol: TokenPolarity[], mask: number[], w = W):
 
 // Every read is `await data()`: tfjs-backend-webgpu in Node reads only asynchronously
 // (dataSync needs OffscreenCanvas), and there `validate` defaults to false (see canReadSync).
-/** Whether `backend`, once active, can read synchronously: what `canReadSync()` will say. */
-const readsSync = (backend: string): boolean =>
-  backend !== 'webgpu' || typeof (globalThis as { OffscreenCanvas?: unknown }).OffscreenCanvas !== 'undefined';
 
-async function read(t: tf.Tensor): Promise<number[]> {
-  return Array.from((await t.data()) as Float32Array);
-}
-async function scalar(t: tf.Tensor): Promise<number> {
-  return (await t.data())[0]!;
-}
 const NUM_POL = POL.map((p) => (p === 'positive' ? 1 : p === 'neutral' ? 0 : -1));
 
 describe.each(TEST_BACKENDS)('rwSftLoss / sftLoss on %s', (backend) => {

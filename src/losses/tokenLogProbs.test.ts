@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { canReadSync } from '../backend/canReadSync.js';
 import { useBackend } from '../backend/useBackend.js';
-import { TEST_BACKENDS } from '../../test/helpers/backends.js';
+import { TEST_BACKENDS, readsSync } from '../../test/helpers/backends.js';
+import { read } from '../../test/helpers/tensors.js';
 import { numericGradientAsync } from './numericGradient.js';
 import { tokenEntropy } from './tokenEntropy.js';
 import { tokenLogProbs } from './tokenLogProbs.js';
@@ -33,13 +34,6 @@ const TARGETS = [2, 4, 0];
 
 // Every read is `await data()`: tfjs-backend-webgpu in Node reads only asynchronously
 // (dataSync needs OffscreenCanvas), and there `validate` defaults to false (see canReadSync).
-/** Whether `backend`, once active, can read synchronously: what `canReadSync()` will say. */
-const readsSync = (backend: string): boolean =>
-  backend !== 'webgpu' || typeof (globalThis as { OffscreenCanvas?: unknown }).OffscreenCanvas !== 'undefined';
-
-async function read(t: tf.Tensor): Promise<number[]> {
-  return Array.from((await t.data()) as Float32Array);
-}
 
 describe.each(TEST_BACKENDS)('tokenLogProbs / tokenEntropy on %s', (backend) => {
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { canReadSync } from '../backend/canReadSync.js';
 import { useBackend } from '../backend/useBackend.js';
 import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
-import { TEST_BACKENDS } from '../../test/helpers/backends.js';
+import { TEST_BACKENDS, readsSync } from '../../test/helpers/backends.js';
 import { consolidationLoss } from './consolidationLoss.js';
 import { dppoLoss } from './dppoLoss.js';
 import { createSpanKto, type SpanKtoInputs } from './spanKtoLoss.js';
@@ -67,10 +67,6 @@ async function trainKto(g: Fixture, steps: number, withReference: boolean, valid
   const losses = await train(steps, () => kto.loss(batch(tokenLogProbs(g.logits(), g.targets, { validate }))), 0.1, withReference ? reference : undefined);
   return { losses, kto, batch };
 }
-
-/** Whether `backend`, once active, can read synchronously: what `canReadSync()` will say. */
-const readsSync = (backend: string): boolean =>
-  backend !== 'webgpu' || typeof (globalThis as { OffscreenCanvas?: unknown }).OffscreenCanvas !== 'undefined';
 
 describe.each(TEST_BACKENDS)('losses in optimizer.minimize on %s', (backend) => {
   beforeAll(async () => {

@@ -9,3 +9,11 @@ export const TEST_BACKENDS: readonly TestBackend[] = (process.env.FROGNANO_TEST_
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean) as TestBackend[];
+
+/**
+ * Whether `backend`, once active, can read tensors synchronously: what
+ * `canReadSync()` will say (known before the backend starts, so that
+ * `it.runIf` can use it at collection time). Only webgpu in Node cannot.
+ */
+export const readsSync = (backend: string): boolean =>
+  backend !== 'webgpu' || typeof (globalThis as { OffscreenCanvas?: unknown }).OffscreenCanvas !== 'undefined';
