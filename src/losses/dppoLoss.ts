@@ -284,24 +284,26 @@ function maskFromValues(fn: string, shape: readonly number[], v: HostValues, o: 
 }
 
 /**
- * The per-token ratio `rho` (clamped log-ratio, optional cap); call inside `tf.tidy`.
- * `negative` gives the bool condition `A < 0` for `ratioCapScope: 'negative'`, made by a
- * comparison (bool tensors from a comparison are reliable on wasm; casts to bool are not).
+ * The per-token ratio `rho = exp(clamp(logpNew - logpRollout, -20, 20))`, capped by
+ * `min(rho, ratioCap)` on every token (`ratioCapScope: 'all'`) or only where `A < 0`
+ * (`'negative'`); call inside `tf.tidy`. The scope is decided here, for both paths;
+ * `negative` builds the bool condition `A < 0` only when it is needed, by a comparison
+ * (bool tensors from a comparison are reliable on wasm; casts to bool are not).
  */
-function ratio(x: DppoLossInputs, o: ParsedOptions, negative: () => tf.Tensor | null): tf.Tensor {
+function ratio(x: DppoLossInputs, o: ParsedOptions, negative: () => tf.Tensor): tf.Tensor {
   const logRatio = tf.clipByValue(tf.sub(asFloat(x.logpNew), asFloat(x.logpRollout)), -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP);
   const rho = tf.exp(logRatio);
   if (o.ratioCap === undefined) return rho;
   const capped = tf.minimum(rho, o.ratioCap);
-  const neg = negative();
-  return neg === null ? capped : tf.where(neg, capped, rho);
+  return o.ratioCapScope === 'negative' ? tf.where(negative(), capped, rho) : capped;
 }
 
 function lossWithMask(x: DppoLossInputs, o: ParsedOptions, m: HostMask): tf.Scalar {
   return tf.tidy(() => {
     const shape = x.logpNew.shape;
     const keep = tf.tensor(m.keep, shape, 'float32');
-    const rho = ratio(x, o, () => (m.negative === null ? null : tf.greater(tf.tensor(m.negative, shape, 'float32'), 0.5)));
+    // m.negative exists exactly when ratio() asks for it (ratioCap set, scope 'negative')
+    const rho = ratio(x, o, () => tf.greater(tf.tensor(m.negative!, shape, 'float32'), 0.5));
     const lossMat = tf.mul(tf.neg(tf.mul(asFloat(x.advantages), rho)), keep);
     return aggregateUnchecked(lossMat, asFloat(x.lossMask), o.aggregate, o.lossScaleFactor);
   });
@@ -340,8 +342,7 @@ function lossOnDevice(x: DppoLossInputs, o: ParsedOptions): tf.Scalar {
     const drop = tf.add(tf.mul(positive, dropPos), tf.mul(tf.sub(1, positive), dropNeg));
     return tf.mul(tf.sub(1, drop), lm!);
   });
-  // the A < 0 selector only for ratioCapScope 'negative'; 'all' caps every token
-  const rho = ratio(x, o, () => (o.ratioCapScope === 'negative' ? noGrad([x.advantages], (adv) => tf.less(adv!, 0)) : null));
+  const rho = ratio(x, o, () => noGrad([x.advantages], (adv) => tf.less(adv!, 0)));
   const lossMat = tf.mul(tf.neg(tf.mul(asFloat(x.advantages), rho)), keep);
   return aggregateUnchecked(lossMat, lossMask, o.aggregate, o.lossScaleFactor);
 }

@@ -1,5 +1,4 @@
 import * as tf from '@tensorflow/tfjs';
-import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue } from '../errors/validate.js';
 import { canReadSync } from '../backend/canReadSync.js';
@@ -80,9 +79,6 @@ export function requireSyncRead(fn: string, field: string, what: string, instead
     { fn, field },
   );
 }
-
-/** The `validate` option the losses share (see {@link resolveValidate}). */
-export const ValidateOptionSchema = z.boolean().optional();
 
 /**
  * The losses' `validate` option: `undefined` means "check the values where the
@@ -167,14 +163,16 @@ export function checkMask01(fn: string, field: string, shape: readonly number[],
 const GPU_BACKENDS = new Set(['webgpu', 'webgl']);
 
 /**
- * Checks on the device that a float tensor holds no NaN/±Infinity, reading back
- * one number (`sum(x * 0)` is NaN exactly when some element is not finite).
- * Only when that happens are the values read, to name the first bad element.
+ * Throws `NON_FINITE` at the first NaN/±Infinity of a float tensor. On `cpu`,
+ * `wasm` and `tensorflow` it reads back one number (`sum(x * 0)` is NaN
+ * exactly when some element is not finite, by IEEE arithmetic) and reads the
+ * values only then, to name the element. On a GPU backend (`webgpu`, `webgl`:
+ * WGSL/GLSL let an implementation assume no NaN or infinity occurs, so the
+ * probe cannot be trusted) it scans all the values on the host. Needs a
+ * synchronous read: call it only where {@link resolveValidate} said so.
  */
 export function checkFiniteOnDevice(fn: string, field: string, t: tf.Tensor): void {
   if (t.size === 0) return;
-  // WGSL/GLSL let an implementation assume no NaN or infinity occurs: on a GPU backend
-  // (webgpu or webgl in a browser, where synchronous reads exist) scan the values on the host.
   if (GPU_BACKENDS.has(tf.getBackend())) {
     checkFinite(fn, field, t.shape, readValues(t));
     return;
