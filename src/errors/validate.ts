@@ -67,14 +67,8 @@ export function finiteNumber(fn: string, field: string, value: unknown): number 
 
 function badNumber(fn: string, field: string, x: unknown, index: number[]): never {
   const where = field + index.map((i) => `[${i}]`).join('');
-  if (typeof x !== 'number') {
-    throw new FrognanoError(ErrorCode.INVALID_TYPE, `${where} must be a finite number, got ${describeValue(x)}`, {
-      fn,
-      field: where,
-      index: index.length ? index : undefined,
-    });
-  }
-  throw new FrognanoError(ErrorCode.NON_FINITE, `${where} must be a finite number, got ${describeValue(x)}`, {
+  const code = typeof x !== 'number' ? ErrorCode.INVALID_TYPE : ErrorCode.NON_FINITE;
+  throw new FrognanoError(code, `${where} must be a finite number, got ${describeValue(x)}`, {
     fn,
     field: where,
     index: index.length ? index : undefined,
