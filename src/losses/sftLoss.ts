@@ -2,7 +2,8 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, parseOptions } from '../errors/validate.js';
-import { asFloat, assertSameShape, assertTensor, checkLogProbs, checkMask01, readValues, resolveValidate, zeroLoss } from './tensorUtils.js';
+import { aggregateUnchecked } from './aggregateTokenLoss.js';
+import { asFloat, assertSameShape, assertTensor, checkLogProbs, checkMask01, readValues, resolveValidate } from './tensorUtils.js';
 
 /** Options of {@link sftLoss}. */
 export const SftLossOptionsSchema = z
@@ -67,12 +68,12 @@ export function checkLogpAndMask(
   return { logp, lossMask };
 }
 
-/** `-sum(w * logp * m) / max(sum m, 1)` on validated tensors; call inside `tf.tidy`. @internal */
+/**
+ * `-sum(w * logp * m) / max(sum m, 1)` on validated tensors: the token-mean of
+ * {@link aggregateUnchecked} over the per-token loss `-w * logp` (`w = 1` for
+ * plain SFT). Call inside `tf.tidy`. @internal
+ */
 export function weightedNll(logp: tf.Tensor, lossMask: tf.Tensor | null, weights: tf.Tensor | null): tf.Scalar {
-  if (logp.size === 0) return zeroLoss(logp);
-  const lp = asFloat(logp);
-  const m = lossMask === null ? tf.onesLike(lp) : asFloat(lossMask);
-  const w = weights === null ? m : tf.mul(weights, m);
-  // sum(w * -logp), not -sum(w * logp): an empty mask then gives +0, not -0.
-  return tf.div(tf.sum(tf.mul(w, tf.neg(lp))), tf.maximum(tf.sum(m), 1)) as tf.Scalar;
+  const nll = tf.neg(asFloat(logp));
+  return aggregateUnchecked(weights === null ? nll : tf.mul(weights, nll), lossMask === null ? tf.onesLike(nll) : asFloat(lossMask), 'token-mean');
 }
