@@ -89,7 +89,6 @@ function weightsOf(
   validate: boolean,
 ): Float32Array | tf.Tensor {
   const n = logp.size;
-  const w = new Float32Array(n);
   if (polarity instanceof tf.Tensor) {
     assertTensor(fn, 'polarity', polarity);
     assertSameShape(fn, 'logp', logp, 'polarity', polarity);
@@ -101,6 +100,7 @@ function weightsOf(
       });
     }
     const v = readValues(polarity);
+    const w = new Float32Array(n);
     for (let i = 0; i < n; i++) {
       const x = v[i];
       if (x === 1) w[i] = weights.positive;
@@ -129,6 +129,7 @@ function weightsOf(
       field: 'polarity',
     });
   }
+  const w = new Float32Array(n);
   for (let i = 0; i < n; i++) {
     const s = polarity[i];
     if (s === 'positive') w[i] = weights.positive;
