@@ -9,15 +9,14 @@ import { gagarAudit } from './gagarAudit.js';
 import { gagarCoefficients, type GagarTier } from './gagarCoefficients.js';
 import { gagarRedistributeDetailed, GagarRedistributeOptionsSchema, type GagarRedistribution } from './gagarRedistribute.js';
 import { type GagarScores, gagarWeightedScore } from './gagarWeightedScore.js';
-import { clip, condenseTrajectory, quoteOccurs, renderTestSection } from './judgeMaterial.js';
+import { CitationSchema, type EvidenceSource, type TrajectoryMaterial, trajectoryMaterial, verifiedQuotes } from './judgeMaterial.js';
 
 /** The five GAGAR rubric dimensions, in weight order (GAGAR App. A.1, Table 2). */
 export const GAGAR_DIMENSIONS = ['approach', 'precision', 'minimality', 'sideEffects', 'consistency'] as const;
 /** One GAGAR rubric dimension. */
 export type GagarDimension = (typeof GAGAR_DIMENSIONS)[number];
 
-/** Where a judge's evidence comes from: the candidate's diff, its condensed trajectory, or its test output. */
-export type EvidenceSource = 'code' | 'trajectory' | 'test';
+export type { EvidenceSource } from './judgeMaterial.js';
 
 /** One piece of evidence: a quote copied verbatim from the material shown to the judge. */
 export interface GagarCitation {
@@ -27,7 +26,6 @@ export interface GagarCitation {
   quote: string;
 }
 
-const Citation = z.looseObject({ source: z.enum(['code', 'trajectory', 'test']), quote: z.string().min(1) });
 const Score = z.number().int().min(1).max(5);
 
 /** The JSON answer the GAGAR judge must give (checked with zod, then for evidence). */
@@ -42,12 +40,12 @@ export const GagarJudgeAnswerSchema = z.looseObject({
         /** Quotes per dimension, and for the tier. */
         evidence: z
           .looseObject({
-            approach: z.array(Citation).optional(),
-            precision: z.array(Citation).optional(),
-            minimality: z.array(Citation).optional(),
-            sideEffects: z.array(Citation).optional(),
-            consistency: z.array(Citation).optional(),
-            tier: z.array(Citation).optional(),
+            approach: z.array(CitationSchema).optional(),
+            precision: z.array(CitationSchema).optional(),
+            minimality: z.array(CitationSchema).optional(),
+            sideEffects: z.array(CitationSchema).optional(),
+            consistency: z.array(CitationSchema).optional(),
+            tier: z.array(CitationSchema).optional(),
           })
           .optional(),
         /** `T1`, `T2` or `T3`. */
@@ -185,12 +183,6 @@ function shuffled<T>(xs: readonly T[], seed: number): T[] {
   return a;
 }
 
-interface Material {
-  trajectory: string;
-  code: string;
-  test: string;
-}
-
 /**
  * Judges the successful members of one rollout group with an LLM and turns the
  * judgment into GAGAR's quality-redistributed advantages, in one call
@@ -282,17 +274,19 @@ export async function judgeGroupWithGagar(trajectories: readonly Trajectory[], o
 
   const order = o.shuffle ? shuffled(successes, o.seed) : successes;
   const labelOf = new Map<string, number>(); // label -> index into ts
-  const materials = new Map<string, Material>();
-  const lim = { maxChars: o.maxTrajectoryChars, maxToolOutputChars: o.maxToolOutputChars, maxContentChars: Math.min(500, o.maxTrajectoryChars) };
+  const materials = new Map<string, TrajectoryMaterial>();
+  const lim = {
+    maxChars: o.maxTrajectoryChars,
+    maxToolOutputChars: o.maxToolOutputChars,
+    maxContentChars: Math.min(500, o.maxTrajectoryChars),
+    maxDiffChars: o.maxDiffChars,
+    maxTestOutputChars: o.maxTestOutputChars,
+  };
   const sections: string[] = [];
   order.forEach((idx, k) => {
     const label = `C${k + 1}`;
     const t = ts[idx]!;
-    const m: Material = {
-      trajectory: condenseTrajectory(t, lim),
-      code: t.diff !== undefined && t.diff !== '' ? clip(t.diff, o.maxDiffChars) : '(no diff recorded)',
-      test: renderTestSection(t, o.maxTestOutputChars),
-    };
+    const m = trajectoryMaterial(t, lim);
     labelOf.set(label, idx);
     materials.set(label, m);
     sections.push(`## Candidate ${label}\n### Trajectory (condensed; [n] is the message index)\n${m.trajectory}\n### Diff (code)\n\`\`\`diff\n${m.code}\n\`\`\`\n### Test output\n${m.test}`);
@@ -316,7 +310,7 @@ export async function judgeGroupWithGagar(trajectories: readonly Trajectory[], o
     if (missing.length) return `candidate(s) ${missing.join(', ')} missing: list every candidate exactly once`;
     for (const c of a.candidates) {
       const mat = materials.get(c.id)!;
-      const ok = (cits: z.infer<typeof Citation>[] | undefined): boolean => (cits ?? []).some((q) => quoteOccurs(q.quote, mat[q.source], o.minQuoteChars));
+      const ok = (cits: z.infer<typeof CitationSchema>[] | undefined): boolean => verifiedQuotes(cits, mat, o.minQuoteChars).length > 0;
       if (c.tier === 'T1') {
         const low = GAGAR_DIMENSIONS.filter((d) => c.scores[d] < 4);
         if (low.length) return `candidate ${c.id} is T1 but scores ${low.map((d) => `${d}=${c.scores[d]}`).join(', ')}: T1 needs every dimension >= 4`;
@@ -344,8 +338,7 @@ export async function judgeGroupWithGagar(trajectories: readonly Trajectory[], o
   for (const c of answer.candidates) {
     const idx = labelOf.get(c.id)!;
     const mat = materials.get(c.id)!;
-    const keep = (cits: z.infer<typeof Citation>[] | undefined): GagarCitation[] =>
-      (cits ?? []).filter((q) => quoteOccurs(q.quote, mat[q.source], o.minQuoteChars)).map((q) => ({ source: q.source, quote: q.quote }));
+    const keep = (cits: z.infer<typeof CitationSchema>[] | undefined): GagarCitation[] => verifiedQuotes(cits, mat, o.minQuoteChars);
     const scores: GagarScores = { ...c.scores };
     verdicts[idx] = {
       index: idx,

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Message, Trajectory } from '../schema/trajectory.js';
 
 /**
@@ -121,6 +122,41 @@ export function renderTestSection(t: Trajectory, maxChars: number): string {
   const run = lastTestRunOutput(t);
   if (run !== undefined) parts.push(`Last test run by the agent:\n${run}`);
   return parts.length ? clip(parts.join('\n\n'), maxChars) : '(no test output recorded)';
+}
+
+/** Where a judge's evidence comes from: the candidate's diff, its condensed trajectory, or its test output. */
+export type EvidenceSource = 'code' | 'trajectory' | 'test';
+
+/** The texts a trajectory judge is shown, by evidence source: the quotes it cites are checked against them. @internal */
+export type TrajectoryMaterial = Record<EvidenceSource, string>;
+
+/** Limits of {@link trajectoryMaterial}. @internal */
+export interface MaterialLimits extends CondenseLimits {
+  /** Characters of the diff shown (head and tail kept). */
+  maxDiffChars: number;
+  /** Characters of the test section. */
+  maxTestOutputChars: number;
+}
+
+/** The condensed trajectory, the clipped final diff and the test section of `t`. @internal */
+export function trajectoryMaterial(t: Trajectory, lim: MaterialLimits): TrajectoryMaterial {
+  return {
+    trajectory: condenseTrajectory(t, lim),
+    code: t.diff !== undefined && t.diff !== '' ? clip(t.diff, lim.maxDiffChars) : '(no diff recorded)',
+    test: renderTestSection(t, lim.maxTestOutputChars),
+  };
+}
+
+/** zod: one cited quote of a judge's answer (unknown extra keys ignored). @internal */
+export const CitationSchema = z.looseObject({ source: z.enum(['code', 'trajectory', 'test']), quote: z.string().min(1) });
+
+/** The citations whose quote occurs in the cited material ({@link quoteOccurs}), as `{ source, quote }`. @internal */
+export function verifiedQuotes(
+  cits: readonly z.infer<typeof CitationSchema>[] | undefined,
+  material: TrajectoryMaterial,
+  minChars: number,
+): { source: EvidenceSource; quote: string }[] {
+  return (cits ?? []).filter((q) => quoteOccurs(q.quote, material[q.source], minChars)).map((q) => ({ source: q.source, quote: q.quote }));
 }
 
 /** Collapses whitespace runs (and the `⏎` line marks of condensed text) to one space and trims. @internal */
