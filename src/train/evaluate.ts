@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { resolveRate } from '../curriculum/resolveRate.js';
 import type { Environment } from '../env/environment.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
 import type { Policy } from './policy.js';
-import { generateRollouts } from './rollout.js';
+import { generateRollouts, verdictRates } from './rollout.js';
 
 /** Options of {@link evaluateSolveRate}. */
 export const EvaluateOptionsSchema = z
@@ -56,22 +57,7 @@ export async function evaluateSolveRate<T>(
     seed: `eval:${String(o.seed)}`,
     maxBatch: o.maxBatch,
   });
-  let n = 0;
-  let ok = 0;
-  let toks = 0;
-  let trunc = 0;
-  const perTask = groups.map((g) => {
-    let s = 0;
-    for (const r of g.rollouts) {
-      n++;
-      toks += r.verdict.assistantTokens;
-      if (r.verdict.truncated) trunc++;
-      if (r.verdict.success) {
-        s++;
-        ok++;
-      }
-    }
-    return s / g.rollouts.length;
-  });
-  return { solveRate: ok / n, perTask, meanAssistantTokens: toks / n, truncatedRate: trunc / n };
+  const { solveRate, truncatedRate, meanAssistantTokens } = verdictRates(groups);
+  const perTask = groups.map((g) => resolveRate(g.rollouts.map((r) => r.verdict.success)));
+  return { solveRate, perTask, meanAssistantTokens, truncatedRate };
 }

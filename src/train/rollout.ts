@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
+import { resolveRate } from '../curriculum/resolveRate.js';
 import { type Environment, type Episode, type TaskLimits, type Turn, type Verdict, verifyEpisode } from '../env/environment.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
@@ -173,6 +174,29 @@ export async function generateRollouts<T>(
     });
   }
   return groups;
+}
+
+/**
+ * Rates over every rollout of `groups` (the update log and the held-out
+ * evaluation): the solve rate (`resolveRate` of the verdicts' successes,
+ * SPEC §7), the share of truncated rollouts and the mean assistant tokens.
+ * @internal
+ */
+export function verdictRates(groups: readonly RolloutGroup<unknown>[]): {
+  rollouts: number;
+  solveRate: number;
+  truncatedRate: number;
+  meanAssistantTokens: number;
+} {
+  const verdicts = groups.flatMap((g) => g.rollouts.map((r) => r.verdict));
+  let truncated = 0;
+  let assistant = 0;
+  for (const v of verdicts) {
+    if (v.truncated) truncated++;
+    assistant += v.assistantTokens;
+  }
+  const n = verdicts.length;
+  return { rollouts: n, solveRate: resolveRate(verdicts.map((v) => v.success)), truncatedRate: truncated / n, meanAssistantTokens: assistant / n };
 }
 
 /**

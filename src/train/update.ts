@@ -12,7 +12,7 @@ import { ShapeRewardOptionsSchema, shapeRewards } from '../rewards/shapeReward.j
 import { type Adam, clipByGlobalNorm } from './adam.js';
 import { padBatch, type SequenceInput } from './batch.js';
 import type { Policy } from './policy.js';
-import type { RolloutGroup } from './rollout.js';
+import { type RolloutGroup, verdictRates } from './rollout.js';
 
 /** Options of {@link dppoUpdate}. */
 export const DppoUpdateOptionsSchema = z
@@ -135,28 +135,15 @@ export async function dppoUpdate<T>(
   const o = parseOptions(fn, DppoUpdateOptionsSchema, opts);
   if (groups.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'groups must not be empty', { fn, field: 'groups' });
   const adv = groupRewardsAndAdvantages(groups, o.reward);
-  let rollouts = 0;
-  let solved = 0;
-  let rewardSum = 0;
-  let truncated = 0;
-  let assistant = 0;
-  groups.forEach((g, i) => {
-    g.rollouts.forEach((r, j) => {
-      rollouts++;
-      solved += adv.raw[i]![j]!;
-      rewardSum += adv.rewards[i]![j]!;
-      if (r.verdict.truncated) truncated++;
-      assistant += r.verdict.assistantTokens;
-    });
-  });
+  const { rollouts, solveRate, truncatedRate, meanAssistantTokens } = verdictRates(groups);
   const base = {
     groups: groups.length,
     zeroVarianceGroups: adv.kept.filter((k) => !k).length,
     rollouts,
-    solveRate: rollouts === 0 ? 0 : solved / rollouts,
-    meanReward: rollouts === 0 ? 0 : rewardSum / rollouts,
-    truncatedRate: rollouts === 0 ? 0 : truncated / rollouts,
-    meanAssistantTokens: rollouts === 0 ? 0 : assistant / rollouts,
+    solveRate,
+    meanReward: adv.rewards.flat().reduce((a, b) => a + b, 0) / rollouts,
+    truncatedRate,
+    meanAssistantTokens,
   };
   const seqs: SequenceInput[] = [];
   groups.forEach((g, i) => {
