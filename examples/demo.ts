@@ -52,7 +52,7 @@ const groups = readFileSync(file, 'utf8')
 const fmt = (x: number, d = 3) => (Object.is(x, -0) ? 0 : x).toFixed(d).padStart(d + 4);
 const pad = (s: string, n: number) => s.padEnd(n);
 
-console.log('frognano demo: one RL step\'s numbers on 6 synthetic task groups x 8 rollouts');
+console.log(`frognano demo: one RL step's numbers on ${groups.length} synthetic task groups x ${groups[0]?.rollouts.length} rollouts`);
 console.log(`reward: log-length budget ${config.reward.budget} tokens, alpha ${config.reward.alpha}, truncated success = ${config.reward.truncatedReward}`);
 console.log(`advantage: (R - mean) / (std + 1e-6), zero-variance filter on raw outcomes; GAGAR lambdaMax ${config.gagar.lambdaMax}; DPPO delta ${config.dppo.delta}\n`);
 
