@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
+import { aggregateUnchecked } from './aggregateTokenLoss.js';
 import { describeValue, parseOptions, parseWith } from '../errors/validate.js';
 import {
   asFloat,
@@ -234,7 +235,6 @@ function checkSpanKtoInputs(fn: string, inputs: SpanKtoInputs, values: boolean):
 
 function spanKtoParsed(fn: string, inputs: SpanKtoInputs, zRef: number, o: ParsedOptions, zRefNext: number | undefined): SpanKtoResult {
   const { logpPolicy, neutralMask, spans, logpRef } = checkSpanKtoInputs(fn, inputs, resolveValidate(fn, o.validate));
-  const n = logpPolicy.size;
   const K = spans.length;
   if (K > 0 && zRefNext === undefined) {
     requireSyncRead(
@@ -262,11 +262,8 @@ function spanKtoParsed(fn: string, inputs: SpanKtoInputs, zRef: number, o: Parse
       const l = tf.mul(tf.tensor1d(coef), tf.sigmoid(tf.mul(tf.tensor1d(sign), tf.mul(a, o.beta))));
       total = tf.add(total, tf.mean(l));
     }
-    // n > 0: the wasm backend's sum of an empty tensor is garbage (see zeroLoss).
-    if (neutralMask !== null && n > 0) {
-      const m = tf.reshape(asFloat(neutralMask), [-1]);
-      total = tf.add(total, tf.div(tf.neg(tf.sum(tf.mul(lp, m))), tf.maximum(tf.sum(m), 1)));
-    }
+    // L_neu: the token-mean NLL over the neutral tokens (aggregateUnchecked handles the empty tensor)
+    if (neutralMask !== null) total = tf.add(total, aggregateUnchecked(tf.neg(lp), tf.reshape(asFloat(neutralMask), [-1]), 'token-mean'));
     return total as tf.Scalar;
   });
   return { loss, zRef: zNext };
