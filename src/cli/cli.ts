@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import type { FlagSpec, ParsedFlags, RecordCommand } from './command.js';
 import { findRecordCommand } from './commands/index.js';
 import { ExitCode, IoError, UsageError } from './exitCodes.js';
+import { enumFlag } from './flags.js';
 import { commandHelp, COMMON_FLAGS, mainHelp } from './help.js';
 import type { InputFormat } from './jsonl.js';
 import { InvalidInputError, OutputClosedError, runRecords } from './run.js';
@@ -105,8 +106,7 @@ async function runRecordCommand(cmd: RecordCommand<unknown>, argv: readonly stri
     io.stdout.write(commandHelp(cmd));
     return ExitCode.OK;
   }
-  const format = (flags.format ?? 'auto') as InputFormat;
-  if (!['auto', 'jsonl', 'json'].includes(format)) throw new UsageError(`--format must be auto, jsonl or json, got ${JSON.stringify(format)}`);
+  const format = enumFlag<InputFormat>(flags, 'format', ['auto', 'jsonl', 'json']) ?? 'auto';
   const config = cmd.configure(flags);
   const processor = cmd.create(config);
   const input = await openInput(flags.in as string | undefined, io);
@@ -170,7 +170,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return await runRecordCommand(cmd, rest, io);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr.write(`${label}: ${e.message}\nRun '${label === 'frognano' ? 'frognano' : label} --help' for usage.\n`);
+      io.stderr.write(`${label}: ${e.message}\nRun '${label} --help' for usage.\n`);
       return ExitCode.USAGE;
     }
     if (e instanceof InvalidInputError) {
