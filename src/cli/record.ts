@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isFrognanoError } from '../errors/index.js';
+import { describeValue } from '../errors/validate.js';
 
 /**
  * Validation of one input record (a JSONL line or an HTTP request body) and the
@@ -66,13 +67,10 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
+/** The library's {@link describeValue}, plus `nothing` for a missing field and a boolean's value. */
 function describe(v: unknown): string {
   if (v === undefined) return 'nothing';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return `an array of length ${v.length}`;
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return typeof v;
+  return typeof v === 'boolean' ? String(v) : describeValue(v);
 }
 
 type Issue = z.core.$ZodIssue;
