@@ -50,21 +50,11 @@ export async function sftPretrain(policy: Policy, demos: readonly Demonstration[
   if (demos.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'demos must not be empty', { fn, field: 'demos' });
   const rng = new SeededRng(`sft:${String(o.seed)}`);
   const adam = new Adam(policy.variables, { learningRate: o.learningRate });
-  const order: number[] = [];
-  let cursor = 0;
+  const epoch = { order: [] as number[], cursor: 0 };
   const losses: number[] = [];
   try {
     for (let s = 0; s < o.steps; s++) {
-      const picked = [];
-      for (let k = 0; k < Math.min(o.batchSize, demos.length); k++) {
-        if (cursor >= order.length) {
-          order.length = 0;
-          for (let i = 0; i < demos.length; i++) order.push(i);
-          shuffle(order, rng);
-          cursor = 0;
-        }
-        picked.push(demos[order[cursor++]!]!);
-      }
+      const picked = nextInEpochs(epoch, demos.length, Math.min(o.batchSize, demos.length), rng).map((i) => demos[i]!);
       const loss = await sftStep(policy, adam, picked, o.padToken, o.clipNorm);
       losses.push(loss);
       o.onStep?.(s, loss);
@@ -113,4 +103,22 @@ export function shuffle<X>(xs: X[], rng: SeededRng): X[] {
     xs[j] = t;
   }
   return xs;
+}
+
+/**
+ * The next `count` indices of `0 .. n-1` in shuffled epochs: whenever
+ * `epoch.order` is used up, a new order is drawn with {@link shuffle}.
+ * Advances `epoch` in place (plain JSON, so the trainer checkpoints it).
+ * @internal
+ */
+export function nextInEpochs(epoch: { order: number[]; cursor: number }, n: number, count: number, rng: SeededRng): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < count; k++) {
+    if (epoch.cursor >= epoch.order.length) {
+      epoch.order = shuffle(Array.from({ length: n }, (_, i) => i), rng);
+      epoch.cursor = 0;
+    }
+    out.push(epoch.order[epoch.cursor++]!);
+  }
+  return out;
 }

@@ -15,7 +15,7 @@ import { TrainingProgress } from './progress.js';
 import { type RngState, SeededRng } from './rng.js';
 import { generateRollouts, type RolloutGroup, yieldToEventLoop } from './rollout.js';
 import { policyLag, RolloutBuffer } from './rolloutBuffer.js';
-import { shuffle } from './sft.js';
+import { nextInEpochs } from './sft.js';
 import { dppoUpdate, type UpdateStats } from './update.js';
 
 /** Options of {@link FrogNanoTrainer}: the FrogNano recipe's knobs (FrogNano §3-4, Table 2). */
@@ -350,20 +350,7 @@ export class FrogNanoTrainer<T> {
       const buffer = new RolloutBuffer<RolloutGroup<T>>({ maxLag: o.maxLag });
       buffer.push(...state.buffer);
       copyWeights(this.policy, actor);
-      const nextTasks = (): T[] => {
-        const out: T[] = [];
-        for (let k = 0; k < o.groupsPerUpdate; k++) {
-          if (state.cursor >= state.order.length) {
-            state.order = shuffle(
-              state.pool.map((_, i) => i),
-              tasksRng,
-            );
-            state.cursor = 0;
-          }
-          out.push(state.pool[state.order[state.cursor++]!]!);
-        }
-        return out;
-      };
+      const nextTasks = (): T[] => nextInEpochs(state, state.pool.length, o.groupsPerUpdate, tasksRng).map((i) => state.pool[i]!);
       const generate = (tasks: T[]): Promise<RolloutGroup<T>[]> =>
         generateRollouts(actor, this.env, tasks, {
           groupSize: o.groupSize,
