@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
+import { aggregateUnchecked } from './aggregateTokenLoss.js';
 import { describeValue, parseOptions } from '../errors/validate.js';
 import { asFloat, assertSameShape, assertTensor, checkFiniteOnDevice, checkMask01, noGrad, readValues, resolveValidate, zeroLoss } from './tensorUtils.js';
 import { checkLogitsAndTargets, oneHotFloat } from './tokenLogProbs.js';
@@ -130,6 +131,6 @@ export function consolidationLoss(inputs: ConsolidationLossInputs, opts: Consoli
     const ce = tf.neg(tf.sum(tf.mul(tf.logSoftmax(pol), oneHotFloat(tgt, V)), -1));
     const perToken = tf.add(tf.mul(isTop, kl), tf.mul(tf.sub(1, isTop), ce));
     const m = lossMask === null ? tf.onesLike(perToken) : tf.reshape(asFloat(lossMask), [N]);
-    return tf.div(tf.sum(tf.mul(perToken, m)), tf.maximum(tf.sum(m), 1)) as tf.Scalar;
+    return aggregateUnchecked(perToken, m, 'token-mean');
   });
 }
