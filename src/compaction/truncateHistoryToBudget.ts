@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue, finiteNumber, parseOptions } from '../errors/validate.js';
+import { describeValue, integerAtLeast, parseOptions } from '../errors/validate.js';
 
 /** Options of {@link truncateHistoryToBudget}. */
 export const TruncateHistoryOptionsSchema = z
@@ -49,10 +49,7 @@ export interface TurnGroup {
 export function truncateHistoryToBudget(groups: readonly TurnGroup[], budget: number, opts?: TruncateHistoryOptions): number {
   const fn = 'truncateHistoryToBudget';
   const { prefixTokens } = parseOptions(fn, TruncateHistoryOptionsSchema, opts);
-  finiteNumber(fn, 'budget', budget);
-  if (!Number.isInteger(budget) || budget < 0) {
-    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `budget must be an integer >= 0, got ${budget}`, { fn, field: 'budget' });
-  }
+  integerAtLeast(fn, 'budget', budget, 0);
   if (!Array.isArray(groups)) {
     throw new FrognanoError(ErrorCode.INVALID_TYPE, `groups must be an array of { tokens }, got ${describeValue(groups)}`, {
       fn,
@@ -63,7 +60,6 @@ export function truncateHistoryToBudget(groups: readonly TurnGroup[], budget: nu
   const tokens = new Array<number>(n);
   for (let i = 0; i < n; i++) {
     const g: unknown = groups[i];
-    const where = `groups[${i}].tokens`;
     if (typeof g !== 'object' || g === null) {
       throw new FrognanoError(ErrorCode.INVALID_TYPE, `groups[${i}] must be an object with tokens, got ${describeValue(g)}`, {
         fn,
@@ -71,11 +67,7 @@ export function truncateHistoryToBudget(groups: readonly TurnGroup[], budget: nu
         index: [i],
       });
     }
-    const t = finiteNumber(fn, where, (g as { tokens?: unknown }).tokens);
-    if (!Number.isInteger(t) || t < 0) {
-      throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `${where} must be an integer >= 0, got ${t}`, { fn, field: where, index: [i] });
-    }
-    tokens[i] = t;
+    tokens[i] = integerAtLeast(fn, `groups[${i}].tokens`, (g as { tokens?: unknown }).tokens, 0, [i]);
   }
   if (n === 0) return 0;
   let kept = prefixTokens + tokens[n - 1]!;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { finiteNumber, parseWith } from '../errors/validate.js';
+import { finiteNumber, integerAtLeast, parseWith } from '../errors/validate.js';
 
 /**
  * A target band of resolve rates (FrogNano §3.1; SPEC §7): the interval
@@ -73,11 +73,7 @@ export const BROAD_BAND: Readonly<ParsedResolveRateBand> = Object.freeze({
  * @example iterationBand(5) // { low: 0, high: 0.5, lowInclusive: false, highInclusive: true }
  */
 export function iterationBand(iteration: number): ParsedResolveRateBand {
-  const fn = 'iterationBand';
-  finiteNumber(fn, 'iteration', iteration);
-  if (!Number.isInteger(iteration) || iteration < 1) {
-    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `iteration must be an integer >= 1, got ${iteration}`, { fn, field: 'iteration' });
-  }
+  integerAtLeast('iterationBand', 'iteration', iteration, 1);
   return iteration <= 4
     ? { low: 0.5, high: 0.5, lowInclusive: true, highInclusive: true }
     : { low: 0, high: 0.5, lowInclusive: false, highInclusive: true };

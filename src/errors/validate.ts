@@ -65,6 +65,19 @@ export function finiteNumber(fn: string, field: string, value: unknown): number 
   return value as number;
 }
 
+/**
+ * Checks a scalar integer argument `>= min` (a count, a budget, an iteration):
+ * `INVALID_TYPE` / `NON_FINITE` as {@link finiteNumber}, `OUT_OF_RANGE` for a
+ * fractional value or one below `min`. `index` is passed through to the error.
+ */
+export function integerAtLeast(fn: string, field: string, value: unknown, min: number, index?: number[]): number {
+  const x = finiteNumber(fn, field, value);
+  if (!Number.isInteger(x) || x < min) {
+    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `${field} must be an integer >= ${min}, got ${x}`, { fn, field, index });
+  }
+  return x;
+}
+
 function badNumber(fn: string, field: string, x: unknown, index: number[]): never {
   const where = field + index.map((i) => `[${i}]`).join('');
   const code = typeof x !== 'number' ? ErrorCode.INVALID_TYPE : ErrorCode.NON_FINITE;

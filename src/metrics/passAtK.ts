@@ -1,5 +1,5 @@
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { finiteNumber } from '../errors/validate.js';
+import { finiteNumber, integerAtLeast } from '../errors/validate.js';
 
 /**
  * Unbiased pass@k estimator (Chen et al. 2021, "Evaluating Large Language
@@ -26,12 +26,9 @@ import { finiteNumber } from '../errors/validate.js';
  */
 export function passAtK(n: number, c: number, k: number): number {
   const fn = 'passAtK';
-  finiteNumber(fn, 'n', n);
+  integerAtLeast(fn, 'n', n, 1);
   finiteNumber(fn, 'c', c);
   finiteNumber(fn, 'k', k);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `n must be an integer >= 1, got ${n}`, { fn, field: 'n' });
-  }
   if (!Number.isInteger(c) || c < 0 || c > n) {
     throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `c must be an integer with 0 <= c <= n (${n}), got ${c}`, { fn, field: 'c' });
   }

@@ -1,5 +1,5 @@
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { finiteNumber } from '../errors/validate.js';
+import { finiteNumber, integerAtLeast } from '../errors/validate.js';
 
 /**
  * Success-gated logarithmic length reward (FrogNano §4.2).
@@ -22,12 +22,9 @@ import { finiteNumber } from '../errors/validate.js';
  */
 export function logLengthReward(n: number, budget: number, alpha: number): number {
   const fn = 'logLengthReward';
-  finiteNumber(fn, 'n', n);
+  integerAtLeast(fn, 'n', n, 0);
   finiteNumber(fn, 'budget', budget);
   finiteNumber(fn, 'alpha', alpha);
-  if (!Number.isInteger(n) || n < 0) {
-    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `n must be an integer >= 0, got ${n}`, { fn, field: 'n' });
-  }
   if (budget < 1) throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `budget must be >= 1, got ${budget}`, { fn, field: 'budget' });
   if (alpha < 0) throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `alpha must be >= 0, got ${alpha}`, { fn, field: 'alpha' });
   return logLengthUnchecked(n, budget, alpha);
