@@ -26,7 +26,7 @@ for n in sizes:
         rho = torch.exp(torch.clamp(lp_new - lp_old, -20, 20))
         loss = -(adv * rho * k).sum() / mask.sum().clamp(min=1)
         loss.backward()
-        v = float(loss)  # reads the scalar back to the host, as the tfjs side does
+        v = loss.detach().item()  # reads the scalar back to the host, as the tfjs side does
         sync()
         return v, lp_new.grad
 
