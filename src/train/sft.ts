@@ -69,9 +69,9 @@ export async function sftPretrain(policy: Policy, demos: readonly Demonstration[
 /**
  * One SFT step on a batch of demonstrations; resolves to the loss. The loss and
  * the gradient norm are read with `await tensor.data()` (no synchronous read, so
- * it runs on webgpu in Node too). @internal
+ * it runs on webgpu in Node too).
  */
-export async function sftStep(policy: Policy, adam: Adam, demos: readonly Demonstration[], padToken: number, clipNorm: number): Promise<number> {
+async function sftStep(policy: Policy, adam: Adam, demos: readonly Demonstration[], padToken: number, clipNorm: number): Promise<number> {
   const batch = padBatch(demos, padToken);
   const shape: [number, number] = [batch.batch, batch.length];
   const inputs = tf.tensor2d(batch.inputs, shape, 'int32');
