@@ -25,9 +25,9 @@ export function policyOutcomeEstimator<T>(policy: Policy, env: Environment<T>, o
   return async (tasks, rollouts, round) => {
     const groups = await generateRollouts(policy, env, tasks, {
       groupSize: rollouts,
-      temperature: opts.temperature ?? 1,
+      temperature: opts.temperature,
       seed: `${String(opts.seed ?? 0)}:r${round}`,
-      maxBatch: opts.maxBatch ?? 256,
+      maxBatch: opts.maxBatch,
     });
     return groups.map((g) => g.rollouts.map((r) => r.verdict.success));
   };
