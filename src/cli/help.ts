@@ -20,7 +20,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   3   I/O error while reading or writing
   70  internal error (a bug; please report it with the stack trace)`;
 
-function flagLines(flags: Readonly<Record<string, FlagSpec>>): string[] {
+/** The help's flag table: `--name VALUE` and the description, aligned. */
+export function flagLines(flags: Readonly<Record<string, FlagSpec>>): string[] {
   const rows = Object.entries(flags).map(([name, f]) => [`--${name}${f.type === 'string' ? ` ${f.value ?? 'VALUE'}` : ''}`, f.description] as const);
   const width = Math.max(0, ...rows.map(([l]) => l.length)) + 2;
   return rows.map(([l, d]) => `  ${l.padEnd(width)}${d}`);

@@ -6,6 +6,7 @@ import { packageVersion, parseFlags, type CliIo } from '../cli/cli.js';
 import type { FlagSpec } from '../cli/command.js';
 import { ExitCode, UsageError } from '../cli/exitCodes.js';
 import { defined, enumFlag, extendedNumberFlag, numberFlag } from '../cli/flags.js';
+import { flagLines } from '../cli/help.js';
 import { createLogger, type LogLevel } from './logger.js';
 import { loadRewardModule, RewardEngine, type RewardFunction } from './rewardEngine.js';
 import { FrognanoServer } from './server.js';
@@ -32,8 +33,6 @@ export const SERVE_FLAGS: Readonly<Record<string, FlagSpec>> = {
 
 /** `frognano serve --help`. */
 export function serveHelp(): string {
-  const rows = Object.entries(SERVE_FLAGS).map(([n, f]) => [`--${n}${f.type === 'string' ? ` ${f.value}` : ''}`, f.description] as const);
-  const w = Math.max(...rows.map(([l]) => l.length)) + 2;
   return [
     'frognano serve: the reward and advantage service (HTTP, JSON)',
     '',
@@ -54,7 +53,7 @@ export function serveHelp(): string {
     '  and returns a number (the reward) or an outcome (shaped).',
     '',
     'Flags:',
-    ...rows.map(([l, d]) => `  ${l.padEnd(w)}${d}`),
+    ...flagLines(SERVE_FLAGS),
     '',
     'Example:',
     '  $ frognano serve --port 8000 --budget 6000 --alpha 0.25 &',
