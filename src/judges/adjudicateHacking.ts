@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, parseOptions, parseWith } from '../errors/validate.js';
-import { askStructured } from '../llm/askStructured.js';
-import { type ChatMessage, type ChatModel, ChatModelSchema, CompleteOptionsSchema, type CompleteOptions } from '../llm/chatModel.js';
+import { askStructured, AskStructuredOptionsSchema } from '../llm/askStructured.js';
+import { type ChatMessage, ChatModelSchema } from '../llm/chatModel.js';
 import { aggregateRaters, agreementRate } from '../metrics/agreementRate.js';
 import { fleissKappa } from '../metrics/fleissKappa.js';
 import { majorityVote } from '../metrics/majorityVote.js';
@@ -62,7 +62,7 @@ export const AdjudicateHackingOptionsSchema = z
     /** Stage 1. Default {@link ruleFunnel}. */
     funnel: z.custom<HackingFunnel>((v) => typeof v === 'function', { message: 'must be a function (trajectory) => findings', params: { code: ErrorCode.INVALID_TYPE } }).optional(),
     /** Further calls per judge after a malformed or evidence-free answer (integer >= 0). Default 2. */
-    retries: z.number().int().min(0).default(2),
+    retries: AskStructuredOptionsSchema.shape.retries,
     /** Base sampling seed: judge `j` is sent `seed + j`. Default 0. */
     seed: z.number().int().default(0),
     /** What the judges should know about the harness, e.g. "Test files are restored from the task's snapshot before grading." */
@@ -78,7 +78,7 @@ export const AdjudicateHackingOptionsSchema = z
     /** Shortest accepted quote (characters after whitespace collapsing). Default 4. */
     minQuoteChars: z.number().int().min(1).default(4),
     /** Completion options of every judge call. */
-    complete: CompleteOptionsSchema.optional(),
+    complete: AskStructuredOptionsSchema.shape.complete,
     /** Replaces {@link HACKING_JUDGE_SYSTEM_PROMPT} (keep the answer format). */
     systemPrompt: z.string().min(1).optional(),
   })
@@ -204,8 +204,8 @@ export async function adjudicateHacking(trajectories: readonly Trajectory[], opt
   const o = parseOptions(fn, AdjudicateHackingOptionsSchema, opts);
   const ts = parseWith(fn, 'trajectories', z.array(TrajectorySchema), trajectories);
   const funnel = (o.funnel as HackingFunnel | undefined) ?? ruleFunnel;
-  const models = o.models as ChatModel[];
-  const base = (o.complete ?? {}) as CompleteOptions;
+  const models = o.models;
+  const base = o.complete ?? {};
   const lim = {
     maxChars: o.maxTrajectoryChars,
     maxToolOutputChars: o.maxToolOutputChars,

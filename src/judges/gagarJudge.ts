@@ -2,8 +2,8 @@ import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, finiteArray, parseOptions, parseWith, sameLength } from '../errors/validate.js';
-import { askStructured } from '../llm/askStructured.js';
-import { type ChatMessage, type ChatModel, ChatModelSchema, CompleteOptionsSchema, type CompleteOptions } from '../llm/chatModel.js';
+import { askStructured, AskStructuredOptionsSchema } from '../llm/askStructured.js';
+import { type ChatMessage, type ChatModel, ChatModelSchema } from '../llm/chatModel.js';
 import { type Trajectory, TrajectorySchema } from '../schema/trajectory.js';
 import { gagarAudit } from './gagarAudit.js';
 import { gagarCoefficients, type GagarTier } from './gagarCoefficients.js';
@@ -99,7 +99,7 @@ export const JudgeGroupWithGagarOptionsSchema = z
       .custom<ArrayLike<number>>((v) => Array.isArray(v) || ArrayBuffer.isView(v), { message: 'must be an array of numbers', params: { code: ErrorCode.INVALID_TYPE } })
       .optional(),
     /** Further judge calls after a malformed or evidence-free answer (integer >= 0). Default 2. */
-    retries: z.number().int().min(0).default(2),
+    retries: AskStructuredOptionsSchema.shape.retries,
     /** Present the candidates in a seeded random order (against position bias). Default true. */
     shuffle: z.boolean().default(true),
     /** Seed of the shuffle. Default 0. */
@@ -115,7 +115,7 @@ export const JudgeGroupWithGagarOptionsSchema = z
     /** Shortest accepted quote, in characters after whitespace collapsing. Default 4. */
     minQuoteChars: z.number().int().min(1).default(4),
     /** Completion options of the judge call (temperature, maxTokens, seed, ...). */
-    complete: CompleteOptionsSchema.optional(),
+    complete: AskStructuredOptionsSchema.shape.complete,
     /** Replaces {@link GAGAR_JUDGE_SYSTEM_PROMPT}. */
     systemPrompt: z.string().min(1).optional(),
   })
@@ -327,11 +327,11 @@ export async function judgeGroupWithGagar(trajectories: readonly Trajectory[], o
     return null;
   };
 
-  const answer = await askStructured(o.model as ChatModel, messages, GagarJudgeAnswerSchema, {
+  const answer = await askStructured(o.model, messages, GagarJudgeAnswerSchema, {
     retries: o.retries,
     check,
     caller: fn,
-    complete: o.complete as CompleteOptions | undefined,
+    complete: o.complete,
   });
 
   const verdicts = empty<GagarVerdict>();

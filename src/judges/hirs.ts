@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, finiteArray, parseOptions, parseWith, sameLength } from '../errors/validate.js';
-import { askStructured } from '../llm/askStructured.js';
-import { type ChatMessage, type ChatModel, ChatModelSchema, CompleteOptionsSchema, type CompleteOptions } from '../llm/chatModel.js';
+import { askStructured, AskStructuredOptionsSchema } from '../llm/askStructured.js';
+import { type ChatMessage, ChatModelSchema } from '../llm/chatModel.js';
 import { type Message, MessageSchema, TrajectorySchema } from '../schema/trajectory.js';
 import { clip, messageLines } from './judgeMaterial.js';
 
@@ -196,7 +196,7 @@ export const AnnotateHirsOptionsSchema = z
     /** See {@link validateHirsRecord}. Default `'medium'`. */
     minConfidence: z.enum(HIRS_CONFIDENCE_LEVELS).default('medium'),
     /** Further calls per turn after a malformed answer (integer >= 0). Default 2. */
-    retries: z.number().int().min(0).default(2),
+    retries: AskStructuredOptionsSchema.shape.retries,
     /** Characters of the condensed reply shown. Default 4000. */
     maxReplyChars: z.number().int().min(1).default(4000),
     /** Characters kept of each tool output in the reply. Default 200. */
@@ -204,7 +204,7 @@ export const AnnotateHirsOptionsSchema = z
     /** Characters of each user message shown. Default 4000. */
     maxUserChars: z.number().int().min(1).default(4000),
     /** Completion options. */
-    complete: CompleteOptionsSchema.optional(),
+    complete: AskStructuredOptionsSchema.shape.complete,
     /** Replaces {@link HIRS_SYSTEM_PROMPT} (keep the answer format). */
     systemPrompt: z.string().min(1).optional(),
   })
@@ -253,7 +253,7 @@ export async function annotateHirs(conversation: { messages: readonly Message[] 
       { role: 'system', content: o.systemPrompt ?? HIRS_SYSTEM_PROMPT },
       { role: 'user', content: prompt },
     ];
-    const a = await askStructured(o.model as ChatModel, chat, HirsAnswerSchema, { retries: o.retries, caller: fn, complete: o.complete as CompleteOptions | undefined });
+    const a = await askStructured(o.model, chat, HirsAnswerSchema, { retries: o.retries, caller: fn, complete: o.complete });
     const original: HirsRecord = {
       polarity: a.polarity,
       confidence: a.confidence,

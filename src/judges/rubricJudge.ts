@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, finiteArray, parseOptions, parseWith } from '../errors/validate.js';
-import { askStructured } from '../llm/askStructured.js';
-import { type ChatContentPart, type ChatMessage, type ChatModel, ChatModelSchema, CompleteOptionsSchema, type CompleteOptions } from '../llm/chatModel.js';
+import { askStructured, AskStructuredOptionsSchema } from '../llm/askStructured.js';
+import { type ChatContentPart, type ChatMessage, ChatModelSchema } from '../llm/chatModel.js';
 import { kendallTau } from '../metrics/kendallTau.js';
 import { clip } from './judgeMaterial.js';
 
@@ -186,11 +186,11 @@ export const JudgeWithRubricOptionsSchema = z
     /** `'dimension'` (default) or `'item'`, see {@link rubricScore}. */
     weighting: z.enum(['dimension', 'item']).default('dimension'),
     /** Further calls after a malformed answer (integer >= 0). Default 2. */
-    retries: z.number().int().min(0).default(2),
+    retries: AskStructuredOptionsSchema.shape.retries,
     /** Characters of source code shown. Default 40000. */
     maxSourceChars: z.number().int().min(1).default(40_000),
     /** Completion options. */
-    complete: CompleteOptionsSchema.optional(),
+    complete: AskStructuredOptionsSchema.shape.complete,
     /** Replaces the variant's system prompt (keep the answer format). */
     systemPrompt: z.string().min(1).optional(),
   })
@@ -250,11 +250,11 @@ export async function judgeWithRubric(input: RubricJudgeInput, opts: JudgeWithRu
     const missing = [...ids.keys()].filter((k) => !seen.has(k));
     return missing.length ? `checklist item(s) ${missing.join(', ')} missing: give a verdict for every item` : null;
   };
-  const answer = await askStructured(o.model as ChatModel, messages, RubricJudgeAnswerSchema, {
+  const answer = await askStructured(o.model, messages, RubricJudgeAnswerSchema, {
     retries: o.retries,
     check,
     caller: fn,
-    complete: o.complete as CompleteOptions | undefined,
+    complete: o.complete,
   });
   const byId = new Map(answer.items.map((a) => [a.id, a]));
   const items = inp.checklist.map((it) => ({ ...it, verdict: byId.get(it.id)!.verdict, reason: byId.get(it.id)!.reason }));
@@ -269,9 +269,9 @@ export const BuildRubricChecklistOptionsSchema = z
     /** Items to ask for (integer >= 1). Default 26 (the paper's checklists average 25.9 items). */
     targetItems: z.number().int().min(1).default(26),
     /** Further calls after a malformed answer (integer >= 0). Default 2. */
-    retries: z.number().int().min(0).default(2),
+    retries: AskStructuredOptionsSchema.shape.retries,
     /** Completion options. */
-    complete: CompleteOptionsSchema.optional(),
+    complete: AskStructuredOptionsSchema.shape.complete,
   })
   .strict();
 /** Options of {@link buildRubricChecklist} as the caller writes them. */
@@ -307,7 +307,7 @@ export async function buildRubricChecklist(task: string, opts: BuildRubricCheckl
     },
     { role: 'user', content: task },
   ];
-  const a = await askStructured(o.model as ChatModel, messages, ChecklistAnswerSchema, { retries: o.retries, caller: fn, complete: o.complete as CompleteOptions | undefined });
+  const a = await askStructured(o.model, messages, ChecklistAnswerSchema, { retries: o.retries, caller: fn, complete: o.complete });
   return a.items.map((it, k) => ({ id: `R${k + 1}`, dimension: it.dimension, description: it.description }));
 }
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, parseOptions, parseWith, sameLength } from '../errors/validate.js';
-import { askStructured } from '../llm/askStructured.js';
-import { type ChatMessage, type ChatModel, ChatModelSchema, CompleteOptionsSchema, type CompleteOptions } from '../llm/chatModel.js';
+import { askStructured, AskStructuredOptionsSchema } from '../llm/askStructured.js';
+import { type ChatMessage, ChatModelSchema } from '../llm/chatModel.js';
 import { majorityVote } from '../metrics/majorityVote.js';
 import { clip } from './judgeMaterial.js';
 
@@ -69,13 +69,13 @@ export const JudgeTaskQualityOptionsSchema = z
     /** Show `task.goldPatch` when given. Default true. */
     useGoldPatch: z.boolean().default(true),
     /** Further calls per sample after a malformed answer (integer >= 0). Default 2. */
-    retries: z.number().int().min(0).default(2),
+    retries: AskStructuredOptionsSchema.shape.retries,
     /** Base sampling seed: sample `k` is sent `seed + k`. Default 0. */
     seed: z.number().int().default(0),
     /** Characters kept of each text field (statement, tests, patch, repository). Default 12000. */
     maxFieldChars: z.number().int().min(1).default(12_000),
     /** Completion options; `temperature` defaults to 0.7 when `samples > 1` (identical greedy samples would make the vote moot). */
-    complete: CompleteOptionsSchema.optional(),
+    complete: AskStructuredOptionsSchema.shape.complete,
     /** Replaces {@link TASK_QUALITY_SYSTEM_PROMPT}. */
     systemPrompt: z.string().min(1).optional(),
   })
@@ -160,11 +160,11 @@ export async function judgeTaskQuality(task: TaskQualityInput, opts: JudgeTaskQu
     });
   }
   messages.push({ role: 'user', content: renderTask(t, o.useGoldPatch, o.maxFieldChars) });
-  const base = (o.complete ?? {}) as CompleteOptions;
+  const base = o.complete ?? {};
   const temperature = base.temperature ?? (o.samples > 1 ? 0.7 : undefined);
   const votes = await Promise.all(
     Array.from({ length: o.samples }, async (_, k): Promise<TaskQualityVote> => {
-      const a = await askStructured(o.model as ChatModel, messages, TaskQualityAnswerSchema, {
+      const a = await askStructured(o.model, messages, TaskQualityAnswerSchema, {
         retries: o.retries,
         caller: fn,
         complete: { ...base, ...(temperature !== undefined ? { temperature } : {}), seed: (base.seed ?? o.seed) + k },

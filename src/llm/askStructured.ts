@@ -183,7 +183,7 @@ export async function askStructured<S extends z.ZodType>(
   let convo: ChatMessage[] = [...messages];
   let last = '';
   for (let attempt = 0; attempt <= o.retries; attempt++) {
-    const raw = await model.complete(convo, o.complete as CompleteOptions | undefined);
+    const raw = await model.complete(convo, o.complete);
     let reason: string;
     const ex = extractJson(raw);
     if (!ex.found) reason = ex.reason;
