@@ -104,7 +104,7 @@ export function rubricScore(items: readonly { dimension: RubricDimension; verdic
   if (!Array.isArray(items)) throw new FrognanoError(ErrorCode.INVALID_TYPE, `items must be an array, got ${describeValue(items)}`, { fn, field: 'items' });
   if (items.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'items must have at least 1 item, got 0', { fn, field: 'items' });
   const xs = parseWith(fn, 'items', z.array(ScoredItemSchema), items);
-  return scoreParsed(fn, xs, o.weights as Partial<Record<RubricDimension, number>> | undefined, o.weighting);
+  return scoreParsed(fn, xs, o.weights, o.weighting);
 }
 
 function scoreParsed(fn: string, xs: readonly { dimension: RubricDimension; verdict: RubricVerdict }[], w: Partial<Record<RubricDimension, number>> | undefined, weighting: 'dimension' | 'item'): RubricScore {
@@ -182,9 +182,9 @@ export const JudgeWithRubricOptionsSchema = z
     /** Prompt variant: `'default'` or `'strict'` (lower absolute scores, same ranking in the paper). Default `'default'`. */
     strictness: z.enum(['default', 'strict']).default('default'),
     /** Dimension weights, see {@link rubricScore}. */
-    weights: z.partialRecord(RubricDimensionSchema, z.number().min(0)).optional(),
+    weights: RubricScoreOptionsSchema.shape.weights,
     /** `'dimension'` (default) or `'item'`, see {@link rubricScore}. */
-    weighting: z.enum(['dimension', 'item']).default('dimension'),
+    weighting: RubricScoreOptionsSchema.shape.weighting,
     /** Further calls after a malformed answer (integer >= 0). Default 2. */
     retries: AskStructuredOptionsSchema.shape.retries,
     /** Characters of source code shown. Default 40000. */
@@ -258,7 +258,7 @@ export async function judgeWithRubric(input: RubricJudgeInput, opts: JudgeWithRu
   });
   const byId = new Map(answer.items.map((a) => [a.id, a]));
   const items = inp.checklist.map((it) => ({ ...it, verdict: byId.get(it.id)!.verdict, reason: byId.get(it.id)!.reason }));
-  return { ...scoreParsed(fn, items, o.weights as Partial<Record<RubricDimension, number>> | undefined, o.weighting), items };
+  return { ...scoreParsed(fn, items, o.weights, o.weighting), items };
 }
 
 /** Options of {@link buildRubricChecklist}. */
