@@ -3,9 +3,10 @@ import type { Writable } from 'node:stream';
 import { isFrognanoError } from '../errors/index.js';
 import type { ShapeRewardOptions } from '../rewards/index.js';
 import { packageVersion, parseFlags, type CliIo } from '../cli/cli.js';
-import type { FlagSpec } from '../cli/command.js';
+import type { FlagSpec, ParsedFlags } from '../cli/command.js';
+import { rewardsCommand } from '../cli/commands/index.js';
 import { ExitCode, UsageError } from '../cli/exitCodes.js';
-import { defined, enumFlag, extendedNumberFlag, numberFlag } from '../cli/flags.js';
+import { enumFlag, numberFlag } from '../cli/flags.js';
 import { flagLines } from '../cli/help.js';
 import { createLogger, type LogLevel } from './logger.js';
 import { loadRewardModule, RewardEngine, type RewardFunction } from './rewardEngine.js';
@@ -68,28 +69,25 @@ export function serveHelp(): string {
   ].join('\n');
 }
 
-function intFlag(flags: Record<string, string | boolean | undefined>, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+function intFlag(flags: ParsedFlags, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const v = numberFlag(flags, name);
   if (v !== undefined && (!Number.isInteger(v) || v < min || v > max)) throw new UsageError(`--${name} must be an integer in [${min}, ${max}], got ${v}`);
   return v;
 }
 
-/** Shaping options of the service from its flags: without --budget and --alpha, no length penalty. */
-export function shapingFromFlags(flags: Record<string, string | boolean | undefined>): ShapeRewardOptions {
-  const budget = numberFlag(flags, 'budget');
-  const alpha = numberFlag(flags, 'alpha');
-  if ((budget === undefined) !== (alpha === undefined)) throw new UsageError('--budget and --alpha go together');
-  const shaping: ShapeRewardOptions =
-    budget === undefined || alpha === undefined
-      ? // No budget: the log-length penalty is off; budget/alpha are placeholders the shaper never reads.
-        { budget: 1, alpha: 0, lengthPenalty: false }
-      : { budget, alpha };
-  const tr = numberFlag(flags, 'truncated-reward');
-  if (tr !== undefined) shaping.truncatedReward = tr;
-  if (flags['no-length-penalty'] === true) shaping.lengthPenalty = false;
-  const floor = extendedNumberFlag(flags, 'floor');
-  if (floor !== undefined) shaping.floor = floor;
-  return shaping;
+/** The service's shaping from the shaping flags as given (`frognano rewards`' defaults): without --budget and --alpha, no length penalty. */
+function serviceShaping(given: Partial<ShapeRewardOptions>): ShapeRewardOptions {
+  if ((given.budget === undefined) !== (given.alpha === undefined)) throw new UsageError('--budget and --alpha go together');
+  // No budget: the log-length penalty is off; budget/alpha are placeholders the shaper never reads.
+  return given.budget === undefined ? { ...given, budget: 1, alpha: 0, lengthPenalty: false } : (given as ShapeRewardOptions);
+}
+
+/**
+ * Shaping options of the service from its flags: without --budget and --alpha,
+ * no length penalty. The flags are read as `frognano rewards` reads them.
+ */
+export function shapingFromFlags(flags: ParsedFlags): ShapeRewardOptions {
+  return serviceShaping(rewardsCommand.configure(flags));
 }
 
 /**
@@ -105,7 +103,9 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   const port = intFlag(flags, 'port', 0, 65535) ?? 8000;
   const host = (flags.host as string | undefined) ?? '127.0.0.1';
   const level = enumFlag(flags, 'log-level', ['debug', 'info', 'warn', 'error'] as const) ?? ('info' as LogLevel);
-  const shaping = shapingFromFlags(flags);
+  // The shaping flags as given are also the defaults of POST /v1/rewards (a body's opts override them).
+  const rewardDefaults = rewardsCommand.configure(flags);
+  const shaping = serviceShaping(rewardDefaults);
   const options = {
     host,
     port,
@@ -149,13 +149,6 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     throw e;
   }
 
-  const rewardDefaults = defined({
-    budget: numberFlag(flags, 'budget'),
-    alpha: numberFlag(flags, 'alpha'),
-    truncatedReward: shaping.truncatedReward,
-    lengthPenalty: flags['no-length-penalty'] === true ? false : undefined,
-    floor: shaping.floor,
-  });
   const server = new FrognanoServer({ ...options, engine, logger, rewardDefaults, version: packageVersion() });
   let address: { port: number; url: string; host: string };
   try {
