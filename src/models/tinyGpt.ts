@@ -3,6 +3,7 @@ import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
+import { readWeights } from '../train/policy.js';
 
 /** Options of {@link TinyGpt} / {@link createTinyGpt}. */
 export const TinyGptOptionsSchema = z
@@ -204,10 +205,7 @@ export class TinyGpt {
    * (read with `await tensor.data()`, so it works on webgpu in Node too).
    */
   async clone(): Promise<TinyGpt> {
-    return new TinyGpt(
-      this.config,
-      await Promise.all(this.variables.map(async (v) => (await v.data()) as Float32Array)),
-    );
+    return new TinyGpt(this.config, await readWeights(this));
   }
 
   /** Frees the weights and cached masks. */

@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
+import { readFloat32 } from './policy.js';
 
 /** Options of {@link Adam}. */
 export const AdamOptionsSchema = z
@@ -119,9 +120,7 @@ export class Adam {
    */
   async getState(): Promise<AdamState> {
     const step = this.t;
-    const copy = (xs: readonly tf.Variable[]): Promise<Float32Array[]> =>
-      Promise.all(xs.map(async (x) => Float32Array.from((await x.data()) as Float32Array)));
-    const [m, v] = await Promise.all([copy(this.m), copy(this.v)]);
+    const [m, v] = await Promise.all([readFloat32(this.m), readFloat32(this.v)]);
     return { step, m, v };
   }
 

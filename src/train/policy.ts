@@ -149,7 +149,12 @@ function checkSizes(fn: string, vocabSize: number, contextLength: number): void 
  * @example const snapshot = await readWeights(policy); // later: writeWeights(policy, snapshot)
  */
 export async function readWeights(policy: Policy): Promise<Float32Array[]> {
-  return Promise.all(policy.variables.map(async (v) => Float32Array.from((await v.data()) as Float32Array)));
+  return readFloat32(policy.variables);
+}
+
+/** Copies of the tensors' values as float32 arrays, read with `await tensor.data()` ({@link readWeights}, `Adam.getState`). @internal */
+export function readFloat32(xs: readonly tf.Tensor[]): Promise<Float32Array[]> {
+  return Promise.all(xs.map(async (x) => Float32Array.from((await x.data()) as Float32Array)));
 }
 
 /**
