@@ -1,7 +1,7 @@
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { parseOptions, parseWith } from '../errors/validate.js';
+import { parseOptions } from '../errors/validate.js';
 import { classifyResolveRate, type CurriculumDecision } from './classifyResolveRate.js';
 import { resolveRate } from './resolveRate.js';
 import { iterationBand, type ParsedResolveRateBand, ResolveRateBandSchema } from './resolveRateBand.js';
@@ -154,7 +154,7 @@ export interface TaskPilotResult<T> {
 export async function runTaskPilot<T>(family: TaskFamily<T>, estimate: OutcomeEstimator<T>, opts: TaskPilotOptions): Promise<TaskPilotResult<T>> {
   const fn = 'runTaskPilot';
   const o = parseOptions(fn, TaskPilotOptionsSchema, opts);
-  const band = o.band !== undefined ? parseWith(fn, 'opts.band', ResolveRateBandSchema, o.band) : iterationBand(o.iteration);
+  const band = o.band ?? iterationBand(o.iteration);
   if (typeof family?.sample !== 'function' || typeof family.rewrite !== 'function') {
     throw new FrognanoError(ErrorCode.INVALID_TYPE, 'family must have sample(rng) and rewrite(task, direction, rng)', { fn, field: 'family' });
   }
