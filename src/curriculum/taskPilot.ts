@@ -76,7 +76,7 @@ export interface PilotStep<T> {
   decision: CurriculumDecision;
   /** What was done: accepted, rewritten easier/harder, or discarded. */
   action: PilotAction;
-  /** Why a candidate was discarded (`'out of rounds'`, `'no rewrite'`). */
+  /** Why a candidate was discarded (`'out of rounds'`, `'no rewrite'`, `'rewrite not executable'`). */
   reason?: string;
 }
 
@@ -131,7 +131,7 @@ export interface TaskPilotResult<T> {
  *   accept        -> into the next RL batch
  *   too-hard / refine-easier  -> rewrite easier (a more specific statement, else lower difficulty)
  *   saturated / refine-harder -> rewrite harder (a less specific statement, else higher difficulty)
- *   no rewrite possible, or r = R -> discard
+ *   no (executable) rewrite possible, or r = R -> discard
  * ```
  * Every candidate keeps its history (each version, its `p̂`, the decision and
  * the action). The rate and decision come from the library's `resolveRate`
@@ -190,8 +190,7 @@ export async function runTaskPilot<T>(family: TaskFamily<T>, estimate: OutcomeEs
       const out = outcomes[i]!;
       rolloutsUsed += out.length;
       const rate = resolveRate(out);
-      let passed = 0;
-      for (let j = 0; j < out.length; j++) if (out[j] === true || out[j] === 1) passed++;
+      const passed = Math.round(rate * out.length); // resolveRate is passed / N: rounding recovers the count
       const decision = classifyResolveRate(rate, band);
       const step: PilotStep<T> = { round, task, passed, rollouts: out.length, rate, decision, action: 'discard' };
       rec.steps.push(step);
