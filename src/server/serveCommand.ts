@@ -69,6 +69,9 @@ export function serveHelp(): string {
   ].join('\n');
 }
 
+/** Exit code of a forced stop: a second signal, or requests still in flight after --shutdown-timeout-ms (not an input error). */
+const FORCED_STOP = 1;
+
 function intFlag(flags: ParsedFlags, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const v = numberFlag(flags, name);
   if (v !== undefined && (!Number.isInteger(v) || v < min || v > max)) throw new UsageError(`--${name} must be an integer in [${min}, ${max}], got ${v}`);
@@ -177,7 +180,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
       if (stopping) {
         logger.warn('second signal: closing every connection now', { signal, inFlight: server.pending });
         server.forceClose();
-        finish(ExitCode.INVALID_INPUT);
+        finish(FORCED_STOP);
         return;
       }
       stopping = true;
@@ -185,7 +188,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
       void server.shutdown().then((graceful) => {
         if (graceful) logger.info('stopped', { graceful });
         else logger.warn('stopped', { graceful, note: `requests still in flight after --shutdown-timeout-ms` });
-        finish(graceful ? ExitCode.OK : ExitCode.INVALID_INPUT);
+        finish(graceful ? ExitCode.OK : FORCED_STOP);
       });
     };
     const finish = (code: number): void => {
