@@ -259,8 +259,8 @@ export class FrogNanoTrainer<T> {
   async run(control: RunControl<T> = {}): Promise<RunResult<T>> {
     const o = this.options;
     const started = Date.now();
-    const showProgress = o.progress === 'auto' ? true : o.progress;
-    const progress = showProgress ? new TrainingProgress() : null;
+    // 'auto' and true alike: TrainingProgress draws a bar on a TTY and plain lines otherwise.
+    const progress = o.progress === false ? null : new TrainingProgress();
     const log = o.logPath ? new JsonlLog(o.logPath) : null;
     let state: TrainerState<T> = freshState();
     let adamState: AdamState | null = null;
