@@ -25,9 +25,8 @@ export type DigitOp = z.infer<typeof DigitOpSchema>;
  * Hints are capped at `L - 1` digits, so every level leaves something to solve.
  */
 export const SPECIFICITY_LEVELS = ['under-specified', 'terse', 'one-digit-hint', 'half-answer', 'over-specified'] as const;
-const MAX_SPECIFICITY_CONST = 4;
 /** The highest specificity level (4, over-specified). */
-export const MAX_SPECIFICITY: number = MAX_SPECIFICITY_CONST;
+export const MAX_SPECIFICITY = SPECIFICITY_LEVELS.length - 1;
 
 /** A task of the digit family: the input, the operation, and how specific the statement is. */
 export interface DigitTask {
@@ -88,7 +87,7 @@ export const DigitTaskOptionsSchema = z
      * Relative weights of the specificity levels 0..4 when `sample` draws a
      * candidate (the task generator's habits). Default uniform `[1, 1, 1, 1, 1]`.
      */
-    specificityWeights: z.array(z.number().min(0)).length(MAX_SPECIFICITY_CONST + 1).default([1, 1, 1, 1, 1]),
+    specificityWeights: z.array(z.number().min(0)).length(SPECIFICITY_LEVELS.length).default([1, 1, 1, 1, 1]),
     /**
      * Which knob `rewrite` turns first: `'statement'` (the specificity level,
      * keeping the hidden test: FrogNano Fig. 5) or `'difficulty'` (the input
