@@ -100,13 +100,13 @@ export function groupRewardsAndAdvantages<T>(
 }
 
 /**
- * One FrogNano policy update (§4.1): shaped rewards, group advantages with the
+ * One FrogNano policy update (§4.1; SPEC §1-3): shaped rewards, group advantages with the
  * zero-variance filter on raw outcomes, advantages broadcast onto generated
  * tokens, the DPPO loss against the recorded rollout log-probs, gradients,
  * global-norm clipping, one Adam step. No KL term, no entropy bonus.
  *
  * ```
- * R_ij = shapeReward(verdict_ij)          A_ij = (R_ij - mean R_i) / (std R_i + 1e-6)   (kept groups only)
+ * R_ij = shapeReward(verdict_ij)          A_ij = (R_ij - mean R_i) / (std R_i + 1e-6)   (sample std; kept groups only)
  * L    = -(1/|T|) sum_{t in K} A_t rho_t,  rho_t = pi_theta(a_t|s_t) / pi_roll(a_t|s_t)  (tempered logits)
  * ```
  * Dropped groups are removed from the batch (they carry no signal, and `|T|`
