@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { parseOptions } from '../errors/validate.js';
 
+/** `alpha`: the fraction of the window reserved for the summary, in [0, 1), default 0.2 (FrogNano App. D.1). @internal */
+export const alphaSchema = () => z.number().min(0, 'must be >= 0').lt(1, 'must be < 1').default(0.2);
+
 /** Options of {@link compactionBudget}. */
 export const CompactionBudgetOptionsSchema = z
   .object({
@@ -9,7 +12,7 @@ export const CompactionBudgetOptionsSchema = z
     /** Tokens `tau(P)` of the compaction (summary) instruction `P`, an integer >= 0. */
     promptTokens: z.number().int().min(0, 'must be >= 0'),
     /** Fraction `alpha` of the window reserved for the generated summary, in [0, 1). Default 0.2 (FrogNano App. D.1). */
-    alpha: z.number().min(0, 'must be >= 0').lt(1, 'must be < 1').default(0.2),
+    alpha: alphaSchema(),
   })
   .strict();
 /** Options of {@link compactionBudget} as the caller writes them. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseWith } from '../errors/validate.js';
+import { alphaSchema } from './compactionBudget.js';
 import { rhoSchema } from './shouldCompact.js';
 
 /** A context-compaction configuration (FrogNano App. D). */
@@ -13,7 +14,7 @@ export const CompactionConfigSchema = z
     /** Trigger ratio `rho` in (0, 1]. Default 0.8 (our choice; see `DEFAULT_COMPACTION_RHO`). */
     rho: rhoSchema(),
     /** Fraction `alpha` of the window reserved for the summary, in [0, 1). Default 0.2 (FrogNano App. D.1). */
-    alpha: z.number().min(0, 'must be >= 0').lt(1, 'must be < 1').default(0.2),
+    alpha: alphaSchema(),
   })
   .strict();
 /** A compaction configuration as the caller writes it. */
