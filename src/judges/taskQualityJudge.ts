@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue, parseOptions, parseWith, sameLength } from '../errors/validate.js';
+import { parseOptions, parseWith, sameLength } from '../errors/validate.js';
 import { askStructured, AskStructuredOptionsSchema } from '../llm/askStructured.js';
 import { type ChatMessage, ChatModelSchema } from '../llm/chatModel.js';
 import { majorityVote } from '../metrics/majorityVote.js';
+import { booleanArray } from '../metrics/reciprocalRankReward.js';
 import { clip } from './judgeMaterial.js';
 
 /** A SWE-style task to check (Verification Horizon §2.2): the instruction, its tests and optional references. */
@@ -219,15 +220,11 @@ export interface TaskQualityMetrics {
   tn: number;
 }
 
+/** {@link booleanArray} with at least one element. */
 function checkBooleans(fn: string, field: string, v: unknown): readonly boolean[] {
-  if (!Array.isArray(v)) throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field} must be an array of booleans, got ${describeValue(v)}`, { fn, field });
-  if (v.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, `${field} must have at least 1 element, got 0`, { fn, field });
-  for (let i = 0; i < v.length; i++) {
-    if (typeof v[i] !== 'boolean') {
-      throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field}[${i}] must be a boolean, got ${describeValue(v[i])}`, { fn, field: `${field}[${i}]`, index: [i] });
-    }
-  }
-  return v as boolean[];
+  const b = booleanArray(fn, field, v);
+  if (b.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, `${field} must have at least 1 element, got 0`, { fn, field });
+  return b;
 }
 
 /**
