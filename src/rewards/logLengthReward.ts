@@ -2,7 +2,7 @@ import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { finiteNumber, integerAtLeast } from '../errors/validate.js';
 
 /**
- * Success-gated logarithmic length reward (FrogNano §4.2).
+ * Success-gated logarithmic length reward (FrogNano §4.2; SPEC §1).
  *
  * ```
  * r(n) = 1                          if n <= N
