@@ -8,7 +8,7 @@ pipeline: shaped reward (FrogNano §4.2) -> group advantages with the raw-outcom
 zero-variance filter (std with Bessel's correction, eps 1e-6) -> broadcast to
 tokens -> DPPO Binary-TV mask (delta 0.2).
 """
-import json, math, sys, time
+import json, sys, time
 import numpy as np
 import torch
 
