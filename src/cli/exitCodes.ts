@@ -6,7 +6,7 @@
  * | --- | --- | --- |
  * | 0 | `OK` | every line was processed (with `--skip-invalid`: every valid line; the skipped ones are counted on stderr) |
  * | 1 | `INVALID_INPUT` | a line (or request body) is not valid JSON or fails validation; stderr names the line number and the field |
- * | 2 | `USAGE` | bad usage: unknown subcommand or flag, a flag value of the wrong type, an `--in` file that cannot be opened, a reward module that cannot be loaded, a port that cannot be bound |
+ * | 2 | `USAGE` | bad usage: unknown subcommand or flag, a flag value of the wrong type, an `--in` file that cannot be opened, an `--out` file that cannot be created, a reward module that cannot be loaded, a port that cannot be bound |
  * | 3 | `IO_ERROR` | reading the input or writing the output failed part-way (disk full, closed pipe other than EPIPE, ...) |
  * | 70 | `INTERNAL` | a bug in frognano (an unexpected exception); the stack goes to stderr |
  *

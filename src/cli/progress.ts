@@ -3,8 +3,8 @@ import type { Writable } from 'node:stream';
 /**
  * A one-line progress report on stderr for long inputs, redrawn in place at
  * most every 250 ms: `frognano advantages: 1,234,567 lines, 412,000 lines/s`.
- * Only used when stderr is a TTY (and `--no-progress` is not given), so logs
- * and pipes never see it.
+ * Drawn when stderr is a TTY or `--progress` is given (never with
+ * `--no-progress`), so logs and pipes do not see it by default.
  */
 export class Progress {
   private readonly stream: Writable;

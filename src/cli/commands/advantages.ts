@@ -48,7 +48,7 @@ export function advantagesRecord(value: unknown, defaults: Defaults = {}): Advan
   return withId(rec.id, { advantages: r.advantages[0]!, kept: r.kept[0]! });
 }
 
-/** `frognano advantages`: group-relative advantages with the zero-variance filter, one group per line. */
+/** `frognano advantages`: group-relative advantages with the zero-variance filter, one group per line (FrogNano §4.1, GAGAR §3.1; SPEC §2). */
 export const advantagesCommand: RecordCommand<Defaults> = {
   name: 'advantages',
   summary: 'group-relative advantages with the zero-variance filter (one group per line)',

@@ -42,7 +42,7 @@ export function dppoMaskRecord(value: unknown, defaults: DppoMaskOptions = {}): 
   return withId(rec.id, r);
 }
 
-/** `frognano dppo-mask`: the DPPO asymmetric trust-region mask, one sequence per line. */
+/** `frognano dppo-mask`: the DPPO asymmetric trust-region mask, one sequence per line (FrogNano §4.1; SPEC §3). */
 export const dppoMaskCommand: RecordCommand<DppoMaskOptions> = {
   name: 'dppo-mask',
   summary: 'the DPPO asymmetric trust-region mask (one sequence per line)',

@@ -66,7 +66,7 @@ export function gagarRecord(value: unknown, defaults: GagarRedistributeOptions =
   return withId(rec.id, out);
 }
 
-/** `frognano gagar`: GAGAR quality-weighted advantage redistribution, one group per line. */
+/** `frognano gagar`: GAGAR quality-weighted advantage redistribution, one group per line (GAGAR §3, App. A; SPEC §4). */
 export const gagarCommand: RecordCommand<GagarRedistributeOptions> = {
   name: 'gagar',
   summary: 'GAGAR quality-weighted advantage redistribution (one group per line)',

@@ -21,7 +21,7 @@ export function gagarCoefficientsRecord(value: unknown): { id?: string | number;
   return withId(rec.id, { coefficients: callLibrary(() => gagarCoefficients(rec.candidates as never)) });
 }
 
-/** `frognano gagar-coefficients`: GAGAR tiers and in-tier ranks -> quality coefficients. */
+/** `frognano gagar-coefficients`: GAGAR tiers and in-tier ranks -> quality coefficients (GAGAR App. A.1, Eq. 6; SPEC §4). */
 export const gagarCoefficientsCommand: RecordCommand<undefined> = {
   name: 'gagar-coefficients',
   summary: "GAGAR quality coefficients from the judge's tiers and ranks",

@@ -21,7 +21,7 @@ export function gagarScoreRecord(value: unknown): { id?: string | number; score:
   return withId(rec.id, { score: callLibrary(() => gagarWeightedScore(rec.scores as never)) });
 }
 
-/** `frognano gagar-score`: GAGAR's weighted rubric score. */
+/** `frognano gagar-score`: GAGAR's weighted rubric score (GAGAR App. A.1, Eq. 5; SPEC §4). */
 export const gagarScoreCommand: RecordCommand<undefined> = {
   name: 'gagar-score',
   summary: "GAGAR's weighted rubric score of one candidate",

@@ -40,7 +40,7 @@ export interface MetricsOutput {
   thresholdScore?: { theta: number; mean: number | null; count: number };
 }
 
-/** Every metric of one set; library errors name `tasks[j]...`, renamed with `renames`. */
+/** Every metric of one set; library errors name `tasks[j]...`, and `rename` (when given) maps them to the record's names. */
 export function evaluatorMetrics(tasks: readonly EvaluatorTask[], theta: number | undefined, rename?: (e: RecordError) => RecordError): MetricsOutput {
   try {
     const out: MetricsOutput = {
@@ -111,7 +111,7 @@ function metricsProcessor(theta: number | undefined): RecordProcessor {
   };
 }
 
-/** `frognano metrics`: the evaluator-agent metrics of Verification Horizon §5.2. */
+/** `frognano metrics`: the evaluator-agent metrics of Verification Horizon §5.2 (SPEC §6). */
 export const metricsCommand: RecordCommand<number | undefined> = {
   name: 'metrics',
   summary: 'evaluator-agent metrics (BoN accuracy, regret, Kendall tau, macro Pearson/Spearman, threshold score)',

@@ -53,7 +53,7 @@ export function passAtKRecord(value: unknown, defaultK?: number[]): PassAtKOutpu
   return withId(rec.id, { n, c, k, passAtK: values });
 }
 
-/** `frognano pass-at-k`: the unbiased pass@k estimator, one task per line. */
+/** `frognano pass-at-k`: the unbiased pass@k estimator (Chen et al. 2021; SPEC §6), one task per line. */
 export const passAtKCommand: RecordCommand<number[] | undefined> = {
   name: 'pass-at-k',
   summary: 'unbiased pass@k per task (from n and c, or a pass/fail list)',

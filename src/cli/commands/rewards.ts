@@ -71,7 +71,7 @@ export function rewardsRecord(value: unknown, defaults: Defaults = {}): RewardsG
   return withId(rec.id, { reward: r.rewards[0]!, raw: r.raw[0]! });
 }
 
-/** `frognano rewards`: FrogNano's shaped rewards from verifier outcomes. */
+/** `frognano rewards`: FrogNano's shaped rewards from verifier outcomes (FrogNano §4.2; SPEC §1). */
 export const rewardsCommand: RecordCommand<Defaults> = {
   name: 'rewards',
   summary: 'shaped rewards from verifier outcomes (success, truncated, assistantTokens)',
