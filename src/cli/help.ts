@@ -16,7 +16,7 @@ export const COMMON_FLAGS: Readonly<Record<string, FlagSpec>> = {
 export const EXIT_CODES_HELP = `Exit codes:
   0   success (with --skip-invalid: the valid records were processed)
   1   invalid input: a record is not JSON or fails validation (stderr names the line and the field)
-  2   bad usage: unknown subcommand or flag, bad flag value, --in that cannot be opened
+  2   bad usage: unknown subcommand or flag, bad flag value, --in that cannot be opened, --out that cannot be created
   3   I/O error while reading or writing
   70  internal error (a bug; please report it with the stack trace)`;
 
