@@ -8,10 +8,11 @@
  *    misreads the operation 30% of the time (and sometimes checks its answer
  *    with the tool), so supervised learning alone plateaus at its accuracy.
  * 2. Held-out solve rate before RL (200 terse tasks x 4 samples, temperature 0.6).
- * 3. FrogNanoTrainer: 3 iterations of TaskPilot (1024 candidates, N = 8,
- *    p̂ = 0.5 target, 3 refinement rounds) + an RL climb of 100 updates
- *    (16 tasks x 8 rollouts, DPPO, asynchronous actor one version behind,
- *    log-length penalty from iteration 3), checkpointed every 10 updates.
+ * 3. FrogNanoTrainer: 5 iterations of TaskPilot (512 candidates, N = 8,
+ *    the paper's bands: p̂ = 0.5, then (0, 0.5] in iteration 5; 3 refinement
+ *    rounds), each followed by an RL climb of 60 updates (16 tasks x 8
+ *    rollouts, DPPO, asynchronous actor one version behind, log-length
+ *    penalty from iteration 3), checkpointed every 10 updates.
  * 4. Held-out solve rate after RL, and a report (HTML) of the run.
  *
  * Outputs go to runs/train-demo-seed<N>/ (report.html, updates.jsonl,
@@ -23,7 +24,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useBackend, type BackendName } from 'frognano/backend';
 import { DigitTaskFamily, type DigitTaskOptions } from 'frognano/env';
-import { TinyGpt, TinyGptOptionsSchema, type TinyGptOptions } from 'frognano/models';
+import { createTinyGpt, type TinyGptOptions } from 'frognano/models';
 import {
   evaluateSolveRate,
   FrogNanoTrainer,
@@ -103,9 +104,7 @@ export async function runTrainDemo(opts: TrainDemoOptions = {}): Promise<TrainDe
   const { backend } = await useBackend(opts.backend ?? 'wasm');
   const cfg = DEMO_CONFIG;
   const family = new DigitTaskFamily(cfg.family);
-  const model = new TinyGpt(
-    TinyGptOptionsSchema.parse({ vocabSize: family.vocabSize, contextLength: family.maxEpisodeTokens, ...cfg.model, seed }),
-  );
+  const model = createTinyGpt({ vocabSize: family.vocabSize, contextLength: family.maxEpisodeTokens, ...cfg.model, seed });
   const heldOut = family.heldOut(cfg.eval.tasks, `heldout-${seed}`);
   const evaluate = async () =>
     (await evaluateSolveRate(model, family, heldOut, { samples: cfg.eval.samples, temperature: cfg.eval.temperature, seed })).solveRate;
