@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stripReasoning } from '../llm/askStructured.js';
 import type { Message, Trajectory } from '../schema/trajectory.js';
 
 /**
@@ -25,11 +26,6 @@ export function clip(text: string, max: number): string {
   const head = Math.max(0, Math.ceil(max * 0.6));
   const tail = Math.max(0, max - head);
   return `${text.slice(0, head)} ... [${text.length - head - tail} chars cut] ... ${tail > 0 ? text.slice(text.length - tail) : ''}`;
-}
-
-/** Drops `<think>...</think>` blocks (reasoning) from an assistant text. @internal */
-export function stripThinking(text: string): string {
-  return text.replace(/<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi, '').trim();
 }
 
 const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' \u23ce ');
@@ -61,7 +57,7 @@ export function messageLines(m: Message, i: number, lim: Omit<CondenseLimits, 'm
     out.push(`[${i}] tool output: ${clip(oneLine(m.content), lim.maxToolOutputChars)}`);
     return out;
   }
-  const text = m.role === 'assistant' ? stripThinking(m.content) : m.content;
+  const text = m.role === 'assistant' ? stripReasoning(m.content).trim() : m.content;
   if (text !== '') out.push(`[${i}] ${m.role}: ${clip(oneLine(text), lim.maxContentChars)}`);
   for (const c of m.toolCalls ?? []) out.push(`[${i}] -> ${renderToolCall(c.name, c.arguments, lim.maxContentChars)}`);
   return out;

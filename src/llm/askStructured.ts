@@ -6,8 +6,12 @@ import { type ChatMessage, type ChatModel, ChatModelSchema, type CompleteOptions
 /** The outcome of {@link extractJson}. */
 export type ExtractJsonResult = { found: true; value: unknown } | { found: false; reason: string };
 
-/** Removes `<think>...</think>` / `<reasoning>...</reasoning>` blocks that reasoning models print before the answer. */
-function stripReasoning(text: string): string {
+/**
+ * Removes `<think>...</think>` / `<thinking>` / `<reasoning>` blocks that reasoning
+ * models print before the answer, and everything up to a closing tag whose opening
+ * tag was left out (the chat template's). @internal
+ */
+export function stripReasoning(text: string): string {
   return text.replace(/<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi, '').replace(/^[\s\S]*?<\/(think|thinking|reasoning)>/i, '');
 }
 
