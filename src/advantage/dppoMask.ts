@@ -132,8 +132,8 @@ export function dppoDrops(lp: number, lq: number, p: number, q: number, positive
   return positive ? dp > hi : dp < -lo;
 }
 
-/** Finite and <= 0 (with {@link LOGP_TOLERANCE}); one tight loop. @internal */
-export function checkLogProbs(fn: string, field: string, xs: ArrayLike<number>): void {
+/** Finite and <= 0 (with {@link LOGP_TOLERANCE}); one tight loop. */
+function checkLogProbs(fn: string, field: string, xs: ArrayLike<number>): void {
   finiteArray(fn, field, xs);
   for (let t = 0; t < xs.length; t++) {
     if ((xs[t] as number) > LOGP_TOLERANCE) {
