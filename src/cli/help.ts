@@ -13,7 +13,7 @@ export const COMMON_FLAGS: Readonly<Record<string, FlagSpec>> = {
 };
 
 /** The exit-code table printed by the help. */
-export const EXIT_CODES_HELP = `Exit codes:
+const EXIT_CODES_HELP = `Exit codes:
   0   success (with --skip-invalid: the valid records were processed)
   1   invalid input: a record is not JSON or fails validation (stderr names the line and the field)
   2   bad usage: unknown subcommand or flag, bad flag value, --in that cannot be opened, --out that cannot be created
@@ -32,7 +32,7 @@ function shellQuote(s: string): string {
 }
 
 /** Renders an example as a shell line and its output. */
-export function exampleLines(command: string, input: string, output: string): string[] {
+function exampleLines(command: string, input: string, output: string): string[] {
   const lines = input.split('\n');
   const feed = lines.length === 1 ? `echo ${shellQuote(lines[0]!)}` : `printf '%s\\n' ${lines.map(shellQuote).join(' ')}`;
   return [`  $ ${feed} | ${command}`, ...output.split('\n').map((l) => `  ${l}`)];

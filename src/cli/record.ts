@@ -140,7 +140,7 @@ function recordErrorFromIssue(issue: Issue, value: unknown): RecordError {
  * Converts a zod error into a RecordError naming the field. An unknown field
  * is reported first: a typo (`rewardz`) explains the missing field it causes.
  */
-export function recordErrorFromZod(error: z.ZodError, value: unknown): RecordError {
+function recordErrorFromZod(error: z.ZodError, value: unknown): RecordError {
   const issue = error.issues.find((i) => i.code === 'unrecognized_keys') ?? error.issues[0]!;
   return recordErrorFromIssue(issue, value);
 }
