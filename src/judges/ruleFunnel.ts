@@ -80,6 +80,13 @@ export interface DetailedRuleFinding extends RuleFinding {
 // git history
 
 const GIT_GLOBAL_VALUE_OPTS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env', '--super-prefix']);
+
+/** Index in a `git ...` argv of the subcommand, past git's global options (`-C dir`, `-c k=v`, `--no-pager`, ...); `argv.length` when there is none. */
+function gitSubcommandIndex(argv: readonly string[]): number {
+  let k = 1;
+  while (k < argv.length && argv[k]!.startsWith('-')) k += GIT_GLOBAL_VALUE_OPTS.has(argv[k]!) ? 2 : 1;
+  return k;
+}
 /** Subcommands that always reach beyond the snapshot (reflog, remotes, all refs, dangling objects, other worktrees). */
 const GIT_ALWAYS = new Set(['reflog', 'fetch', 'pull', 'ls-remote', 'for-each-ref', 'show-ref', 'show-branch', 'fsck', 'worktree']);
 /** Subcommands whose revision arguments are checked. */
@@ -165,11 +172,7 @@ function gitArgKind(arg: string): 'head' | 'ref' | 'path' {
 
 /** True when a `git ...` argv mines history beyond the snapshot (see {@link ruleFunnel}). */
 function gitMinesHistory(argv: readonly string[]): boolean {
-  let k = 1;
-  while (k < argv.length && argv[k]!.startsWith('-')) {
-    const o = argv[k]!;
-    k += GIT_GLOBAL_VALUE_OPTS.has(o) ? 2 : 1;
-  }
+  const k = gitSubcommandIndex(argv);
   const sub = argv[k];
   if (sub === undefined) return false;
   const args = argv.slice(k + 1);
@@ -291,11 +294,7 @@ function fetchesCode(argv: readonly string[]): boolean {
     return targets.some((t) => !LOOPBACK.test(t));
   }
   const plain = argv.slice(1).filter((a) => !a.startsWith('-'));
-  if (name === 'git') {
-    let k = 1;
-    while (k < argv.length && argv[k]!.startsWith('-')) k += GIT_GLOBAL_VALUE_OPTS.has(argv[k]!) ? 2 : 1;
-    return argv[k] === 'clone';
-  }
+  if (name === 'git') return argv[gitSubcommandIndex(argv)] === 'clone';
   if (name === 'pip' || name === 'pip3' || /^pip3\.\d+$/.test(name)) return plain[0] === 'download';
   if (/^python(\d(\.\d+)?)?$/.test(name)) {
     const m = argv.indexOf('-m');
@@ -438,9 +437,7 @@ function commandWrites(cmd: ShellCommand): ShellWrite[] {
       add(argv.filter((a) => a.startsWith('of=')).map((a) => a.slice(3)));
       break;
     case 'git': {
-      let k = 1;
-      while (k < argv.length && argv[k]!.startsWith('-')) k += GIT_GLOBAL_VALUE_OPTS.has(argv[k]!) ? 2 : 1;
-      const rest = argv.slice(k);
+      const rest = argv.slice(gitSubcommandIndex(argv));
       if (rest[0] === 'rm') add(operands(rest), true);
       else if (rest[0] === 'mv') {
         const { sources, dest } = copyLike(rest);
