@@ -1,7 +1,7 @@
 import { checkTasks, type EvaluatorTask } from './evaluatorTasks.js';
 
-/** True when not every element equals the first (exact comparison). @internal */
-export function varies(xs: ArrayLike<number>): boolean {
+/** True when not every element equals the first (exact comparison). */
+function varies(xs: ArrayLike<number>): boolean {
   for (let i = 1; i < xs.length; i++) if (xs[i] !== xs[0]) return true;
   return false;
 }

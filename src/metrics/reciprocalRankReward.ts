@@ -26,9 +26,8 @@ export function booleanArray(fn: string, field: string, value: unknown): readonl
  * `INVALID_TYPE` for a non-array or non-number entry, `LENGTH_MISMATCH` for a wrong
  * length (named against `otherField`), `OUT_OF_RANGE` for an entry that is not an
  * index in range or repeats one.
- * @internal
  */
-export function permutationOf(fn: string, field: string, value: unknown, n: number, otherField: string): readonly number[] {
+function permutationOf(fn: string, field: string, value: unknown, n: number, otherField: string): readonly number[] {
   if (!Array.isArray(value)) {
     throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field} must be an array of candidate indices, got ${describeValue(value)}`, { fn, field });
   }
