@@ -25,7 +25,7 @@ export async function* readLines(source: AsyncIterable<Buffer | string>): AsyncG
   for await (const chunk of source) {
     const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
     if (text.length === 0) continue;
-    let buf = rest.length ? rest + text : text;
+    const buf = rest.length ? rest + text : text;
     let start = 0;
     let nl = buf.indexOf('\n', start);
     while (nl !== -1) {
@@ -35,7 +35,6 @@ export async function* readLines(source: AsyncIterable<Buffer | string>): AsyncG
       nl = buf.indexOf('\n', start);
     }
     rest = buf.slice(start);
-    buf = '';
   }
   rest += decoder.end();
   if (rest.length > 0) yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
