@@ -471,16 +471,24 @@ function joinPath(cwd: string, p: string): string {
  * @internal
  */
 export function bashWrites(command: string): { path: string; deleted: boolean; command: ShellCommand }[] {
-  const out: { path: string; deleted: boolean; command: ShellCommand }[] = [];
+  return commandsWithCwd(parseShell(command)).flatMap(({ cmd, cwd }) =>
+    commandWrites(cmd).map((w) => ({ path: joinPath(cwd, w.path), deleted: w.deleted, command: cmd })),
+  );
+}
+
+/**
+ * The simple commands other than top-level `cd` / `pushd`, each with its argv
+ * values and the directory those left it in (`''`: the starting directory).
+ */
+function commandsWithCwd(commands: readonly ShellCommand[]): { cmd: ShellCommand; argv: string[]; cwd: string }[] {
+  const out: { cmd: ShellCommand; argv: string[]; cwd: string }[] = [];
   let cwd = '';
-  for (const cmd of parseShell(command)) {
+  for (const cmd of commands) {
     const argv = cmd.argv.map((w) => w.value);
     if ((argv[0] === 'cd' || argv[0] === 'pushd') && cmd.depth === 0) {
       const to = argv[1];
       cwd = !to || to === '~' || to === '-' ? '' : joinPath(cwd, to);
-      continue;
-    }
-    for (const w of commandWrites(cmd)) out.push({ path: joinPath(cwd, w.path), deleted: w.deleted, command: cmd });
+    } else out.push({ cmd, argv, cwd });
   }
   return out;
 }
@@ -545,14 +553,7 @@ function bashFindings(command: string): { code: RuleCode; evidence: string; star
   const commands = parseShell(command);
   const fetchSpans: { start: number; end: number }[] = [];
   const cmdText = (c: ShellCommand) => [c.text, ...c.redirects.map((r) => r.heredoc?.body ?? '')].join('\n');
-  let cwd = '';
-  for (const cmd of commands) {
-    const argv = cmd.argv.map((w) => w.value);
-    if ((argv[0] === 'cd' || argv[0] === 'pushd') && cmd.depth === 0) {
-      const to = argv[1];
-      cwd = !to || to === '~' || to === '-' ? '' : joinPath(cwd, to);
-      continue;
-    }
+  for (const { cmd, argv, cwd } of commandsWithCwd(commands)) {
     if (argv.length && commandName(argv[0]) === 'git' && gitMinesHistory(argv)) {
       out.push({ code: 'git-history', evidence: cmd.text, start: cmd.start, end: cmd.end, paths: [] });
     } else if ([...cmd.words.map((w) => w.value), ...cmd.redirects.map((r) => r.target?.value ?? '')].some((v) => GIT_INTERNALS.test(joinPath(cwd, v)))) {
