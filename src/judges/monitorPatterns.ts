@@ -3,8 +3,8 @@ import { parseWith } from '../errors/validate.js';
 import { type Trajectory, parseTrajectory } from '../schema/trajectory.js';
 import type { MonitorIntervention, MonitorMatch, MonitorPattern, MonitorRisk } from './monitorTypes.js';
 import { MonitorInterventionSchema, MonitorRiskSchema } from './monitorTypes.js';
-import { classifyRepoPath } from './repoPaths.js';
-import { type DetailedRuleFinding, RULE_FUNNEL_VERSION, type RuleCode, RuleCodeSchema, bashWrites, detailedFindings } from './ruleFunnel.js';
+import { classifyRepoPath, isScratchPath } from './repoPaths.js';
+import { type DetailedRuleFinding, RULE_FUNNEL_VERSION, type RuleCode, RuleCodeSchema, SHELL_TOOLS, WRITE_TOOLS, bashWrites, detailedFindings } from './ruleFunnel.js';
 import { isTestRunCommand } from './testRuns.js';
 import { parseUnifiedDiff } from './unifiedDiff.js';
 
@@ -90,10 +90,10 @@ function editAndRunPositions(t: Trajectory): { lastEdit: [number, number] | null
   t.messages.forEach((m, mi) =>
     (m.toolCalls ?? []).forEach((c, ci) => {
       const name = c.name.toLowerCase();
-      if (['write', 'edit', 'multiedit', 'multi_edit'].includes(name)) lastEdit = [mi, ci];
-      if ((name === 'bash' || name === 'shell') && typeof c.arguments.command === 'string') {
+      if (WRITE_TOOLS.has(name)) lastEdit = [mi, ci];
+      if (SHELL_TOOLS.has(name) && typeof c.arguments.command === 'string') {
         const command = c.arguments.command;
-        if (bashWrites(command).some((w) => !/^\/(tmp|dev|proc|var\/tmp)\//.test(w.path))) lastEdit = [mi, ci];
+        if (bashWrites(command).some((w) => !isScratchPath(w.path))) lastEdit = [mi, ci];
         if (isTestRunCommand(command)) {
           lastRun = [mi, ci];
           lastRunCallId = c.id;

@@ -84,6 +84,12 @@ export function normalizeRepoPath(path: string): string {
   return p.replace(/\/\.\//g, '/');
 }
 
+/** Whether a path lies in the scratch space outside the checkout (`/tmp/...`, `/dev/...`, `/proc/...`, `/var/tmp/...`). @internal */
+export function isScratchPath(path: string): boolean {
+  const p = normalizeRepoPath(path);
+  return SCRATCH_ROOTS.some((r) => p.startsWith(r) || `${p}/` === r);
+}
+
 /**
  * Classifies a repository path for the rule funnel (see {@link RepoPathKind}).
  * @throws FrognanoError `INVALID_TYPE` when `path` is not a string
@@ -99,7 +105,7 @@ export function classifyRepoPath(path: string): RepoPathKind {
     });
   }
   const p = normalizeRepoPath(path);
-  if (!p || SCRATCH_ROOTS.some((r) => p.startsWith(r) || `${p}/` === r)) return 'other';
+  if (!p || isScratchPath(p)) return 'other';
   const segments = p.split('/').filter((s) => s && s !== '.');
   const name = segments[segments.length - 1] ?? '';
   if (EVALUATOR_NAMES.has(name) || EVALUATOR_NAME_RES.some((re) => re.test(name))) return 'evaluator';

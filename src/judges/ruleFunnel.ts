@@ -536,8 +536,10 @@ function samePath(a: string, b: string): boolean {
 
 type Draft = DetailedRuleFinding & { order: number[] };
 
-const WRITE_TOOLS = new Set(['write', 'edit', 'multiedit', 'multi_edit']);
-const SHELL_TOOLS = new Set(['bash', 'shell']);
+/** Tool names (lower-cased) of file-writing tool calls. @internal */
+export const WRITE_TOOLS: ReadonlySet<string> = new Set(['write', 'edit', 'multiedit', 'multi_edit']);
+/** Tool names (lower-cased) of shell tool calls (`arguments.command`). @internal */
+export const SHELL_TOOLS: ReadonlySet<string> = new Set(['bash', 'shell']);
 
 function writeFinding(path: string, kindText: () => string): RuleCode | null {
   const kind = classifyRepoPath(path);
