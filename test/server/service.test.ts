@@ -5,7 +5,8 @@
  * (2,000 requests, 32 at a time) and a graceful shutdown with requests in flight.
  * Every number returned equals the library's.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dppoMaskWithStats, groupAdvantages } from '../../src/advantage/index.js';
 import { gagarRedistributeDetailed } from '../../src/judges/index.js';
@@ -129,21 +130,23 @@ describe('verl (POST /verl/reward, called by a custom_reward_function)', () => {
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
 describe.skipIf(!hasPython)('the Python client helpers in examples/interop speak to the service', () => {
-  const py = (code: string, arg = ''): unknown => {
-    const r = spawnSync('python3', ['-c', code, arg], { cwd: ROOT, env: { ...process.env, FROGNANO_URL: builtin.url, PYTHONDONTWRITEBYTECODE: '1' }, encoding: 'utf8', timeout: 20_000 });
-    if (r.status !== 0) throw new Error(r.stderr);
-    return JSON.parse(r.stdout);
+  // Asynchronous: a spawnSync would block the event loop past the keep-alive timeout of
+  // fetch's pooled connection, and the next test's request would meet a socket the service closed.
+  const py = async (code: string, arg = ''): Promise<unknown> => {
+    const env = { ...process.env, FROGNANO_URL: builtin.url, PYTHONDONTWRITEBYTECODE: '1' };
+    const { stdout } = await promisify(execFile)('python3', ['-c', code, arg], { cwd: ROOT, env, encoding: 'utf8', timeout: 20_000 });
+    return JSON.parse(stdout);
   };
 
-  it('verl: compute_score(data_source, solution_str, ground_truth, extra_info) -> {score, raw}', () => {
+  it('verl: compute_score(data_source, solution_str, ground_truth, extra_info) -> {score, raw}', async () => {
     const o = outcome(true, false, 2500);
-    const got = py(
+    const got = await py(
       `import json, sys; sys.path.insert(0, 'examples/interop'); import verl_frognano_reward as m; ` +
         `print(json.dumps(m.compute_score(data_source='swe', solution_str='patch', ground_truth=${JSON.stringify(label(o))}, extra_info={'index': 1, 'num_turns': 3})))`,
     );
     expect(got).toEqual({ score: shapeRewards([o], SHAPING).rewards[0], raw: 1 });
     const os = [outcome(false, false, 10), outcome(true, true, 10), outcome(true, false, 3000)];
-    const batch = py(
+    const batch = await py(
       `import json, sys; sys.path.insert(0, 'examples/interop'); import verl_frognano_reward as m; o = json.loads(sys.argv[1]); ` +
         `print(json.dumps(m.compute_score_batch(['d'] * 3, ['s'] * 3, [json.dumps(x) for x in o], [{'i': i} for i in range(3)])))`,
       JSON.stringify(os),
@@ -152,9 +155,9 @@ describe.skipIf(!hasPython)('the Python client helpers in examples/interop speak
     expect(batch).toEqual(lib.rewards.map((score, i) => ({ score, raw: lib.raw[i] })));
   });
 
-  it('slime: the custom RM sends sample.metadata["outcome"] as the label (one sample and a batch)', () => {
+  it('slime: the custom RM sends sample.metadata["outcome"] as the label (one sample and a batch)', async () => {
     const o = [outcome(true, true, 100), outcome(true, false, 4000)];
-    const got = py(
+    const got = await py(
       [
         `import asyncio, json, sys; sys.path.insert(0, 'examples/interop'); import slime_frognano_rm as m`,
         `outcomes = json.loads(sys.argv[1])`,
