@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { stripReasoning } from '../llm/askStructured.js';
 import type { Message, Trajectory } from '../schema/trajectory.js';
+import { SHELL_TOOLS } from './ruleFunnel.js';
+import { isTestRunCommand } from './testRuns.js';
 
 /**
  * Rendering of SPEC §9 trajectories into the compact text LLM judges read, and
@@ -95,15 +97,13 @@ export function condenseTrajectory(t: Trajectory, lim: CondenseLimits): string {
   return [...head, `... [${omitted} lines omitted] ...`, ...tail].join('\n');
 }
 
-const TEST_COMMAND = /\b(pytest|py\.test|unittest|tox|nox|go test|cargo test|npm (run )?test|yarn test|pnpm test|jest|vitest|mocha|mvn test|gradle test|ctest|make test|rspec|phpunit)\b/;
-
-/** The output of the last test command the agent ran (bash calls matching common test runners), or undefined. @internal */
+/** The output of the last test command the agent ran (shell calls that {@link isTestRunCommand} recognises), or undefined. @internal */
 export function lastTestRunOutput(t: Trajectory): string | undefined {
   let found: string | undefined;
   t.messages.forEach((m, i) => {
     for (const c of m.toolCalls ?? []) {
-      const cmd = typeof c.arguments.command === 'string' ? c.arguments.command : '';
-      if (c.name !== 'bash' || !TEST_COMMAND.test(cmd)) continue;
+      const cmd = c.arguments.command;
+      if (!SHELL_TOOLS.has(c.name.toLowerCase()) || typeof cmd !== 'string' || !isTestRunCommand(cmd)) continue;
       const answer = t.messages.find((x, j) => j > i && x.role === 'tool' && x.toolCallId === c.id) ?? t.messages.slice(i + 1).find((x) => x.role === 'tool');
       if (answer) found = `$ ${cmd}\n${answer.content}`;
     }
