@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue } from '../errors/validate.js';
 import { canReadSync } from '../backend/canReadSync.js';
+import { LOGP_TOLERANCE } from '../advantage/dppoMask.js';
 
 /**
  * Internal helpers of the tensor losses: boundary checks on tensors, one read
@@ -9,12 +10,6 @@ import { canReadSync } from '../backend/canReadSync.js';
  * @internal
  */
 
-/**
- * Log-probabilities above 0 by more than this are rejected: they are not
- * log-probabilities (the common bug is passing logits). The slack absorbs the
- * float32 round-off of a log-softmax. Same value as the array primitives use.
- */
-export const LOGP_TOLERANCE = 1e-4;
 
 /** The field path of flat element `flat` of a tensor of `shape`, e.g. `logpNew[1][3]`. */
 export function elementPath(field: string, shape: readonly number[], flat: number): { where: string; index: number[] } {
