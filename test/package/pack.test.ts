@@ -31,9 +31,10 @@ beforeAll(() => {
   tarball = join(work, tgz);
 }, 240_000);
 
+// Two installed node_modules (one with tfjs): removing them can outlast the default 10 s hook timeout.
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe('self-reference after build', () => {
   it("import { groupAdvantages } from 'frognano' works inside the package (dist, no source condition)", () => {
