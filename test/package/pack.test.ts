@@ -4,7 +4,7 @@
  * this repo after a build. Slow (an npm install), so it runs once per suite.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,7 +57,7 @@ describe('the packed tarball in a scratch project', () => {
 
   it('installs without tfjs, and the light subpaths import without a tensor engine', () => {
     const app = join(work, 'app-light');
-    run('mkdir', ['-p', app], work);
+    mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app-light', version: '1.0.0', type: 'module', private: true }));
     // --legacy-peer-deps: do not auto-install the @tensorflow/tfjs peer.
     run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--legacy-peer-deps', tarball], app);
@@ -85,7 +85,7 @@ describe('the packed tarball in a scratch project', () => {
 
   it('with the tfjs peer installed, the root entry exports the losses too', () => {
     const app = join(work, 'app-full');
-    run('mkdir', ['-p', app], work);
+    mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app-full', version: '1.0.0', type: 'module', private: true }));
     run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
     expect(existsSync(join(app, 'node_modules/@tensorflow/tfjs'))).toBe(true);
