@@ -193,6 +193,15 @@ function scan(ctx: ScanContext, src: string, base: number, depth: number, overri
   let pendingTarget: ShellRedirect | null = null;
   const pendingHeredocs: { redirect: ShellRedirect; strip: boolean }[] = [];
   const nestedSpans: Span[] = [];
+  /**
+   * Appends the expansion `src[from..close]` to the current word and, when `run`,
+   * queues its inside `[inner, close)` to be parsed as commands; returns the index past it.
+   */
+  const embed = (from: number, inner: number, close: number, run = true): number => {
+    if (run) nestedSpans.push({ start: inner, end: Math.min(close, n) });
+    cur!.value += src.slice(from, Math.min(close + 1, n));
+    return close + 1;
+  };
 
   const endWord = (i: number) => {
     if (!cur) return;
@@ -274,10 +283,7 @@ function scan(ctx: ScanContext, src: string, base: number, depth: number, overri
     if ((c === '<' || c === '>') && src[i + 1] === '(') {
       // process substitution: a word part whose inside runs as commands
       if (!cur) cur = { value: '', start: i, plain: true };
-      const close = matchParen(src, i + 1);
-      nestedSpans.push({ start: i + 2, end: Math.min(close, n) });
-      cur.value += src.slice(i, Math.min(close + 1, n));
-      i = close + 1;
+      i = embed(i, i + 2, matchParen(src, i + 1));
       continue;
     }
     if (c === '<' || c === '>' || (c === '&' && src[i + 1] === '>')) {
@@ -341,15 +347,9 @@ function scan(ctx: ScanContext, src: string, base: number, depth: number, overri
           cur.value += '$`"\\'.includes(e) ? e : `\\${e}`;
           j += 2;
         } else if (d === '$' && src[j + 1] === '(' && src[j + 2] !== '(') {
-          const close = matchParen(src, j + 1);
-          nestedSpans.push({ start: j + 2, end: Math.min(close, n) });
-          cur.value += src.slice(j, Math.min(close + 1, n));
-          j = close + 1;
+          j = embed(j, j + 2, matchParen(src, j + 1));
         } else if (d === '`') {
-          const close = matchBacktick(src, j);
-          nestedSpans.push({ start: j + 1, end: Math.min(close, n) });
-          cur.value += src.slice(j, Math.min(close + 1, n));
-          j = close + 1;
+          j = embed(j, j + 1, matchBacktick(src, j));
         } else {
           cur.value += d;
           j++;
@@ -357,20 +357,12 @@ function scan(ctx: ScanContext, src: string, base: number, depth: number, overri
       }
       i = j + 1;
     } else if (c === '$' && src[i + 1] === '(') {
-      const close = matchParen(src, i + 1);
-      if (src[i + 2] !== '(') nestedSpans.push({ start: i + 2, end: Math.min(close, n) });
-      cur.value += src.slice(i, Math.min(close + 1, n));
-      i = close + 1;
+      i = embed(i, i + 2, matchParen(src, i + 1), src[i + 2] !== '('); // `$((` is arithmetic, not commands
     } else if (c === '$' && src[i + 1] === '{') {
-      const close = matchBrace(src, i + 1);
-      cur.value += src.slice(i, Math.min(close + 1, n));
-      i = close + 1;
+      i = embed(i, i + 2, matchBrace(src, i + 1), false);
     } else if (c === '`') {
-      const close = matchBacktick(src, i);
-      nestedSpans.push({ start: i + 1, end: Math.min(close, n) });
-      cur.value += src.slice(i, Math.min(close + 1, n));
+      i = embed(i, i + 1, matchBacktick(src, i));
       cur.plain = false;
-      i = close + 1;
     } else if (c === '\\') {
       if (i + 1 < n) cur.value += src[i + 1];
       cur.plain = false;
