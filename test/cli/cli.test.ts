@@ -195,8 +195,9 @@ describe('invalid records name the field (one case per kind)', () => {
 
 describe('flags', () => {
   it('negative values need --flag=value; bad values are usage errors naming the flag', async () => {
-    expect((await runInProcess(['rewards', '--budget', '0', '--alpha', '1'], '')).stderr).toContain('--budget');
-    expect((await runInProcess(['rewards', '--budget', '0', '--alpha', '1'], '')).code).toBe(2);
+    const budget = await runInProcess(['rewards', '--budget', '0', '--alpha', '1'], '');
+    expect(budget.stderr).toContain('--budget');
+    expect(budget.code).toBe(2);
     expect((await runInProcess(['gagar', '--lambda-max', '0.5'], '')).code).toBe(2);
     expect((await runInProcess(['pass-at-k', '--k', '1,x'], '')).stderr).toContain('--k must be an integer');
     expect((await runInProcess(['advantages', '--format', 'csv'], '')).code).toBe(2);
