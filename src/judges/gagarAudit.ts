@@ -74,6 +74,11 @@ export function compareJudged(a: { tier: GagarTier; rank: number }, b: { tier: G
   return Math.sign(a.rank - b.rank);
 }
 
+/** `a`'s pairwise win against `b`: 1 when judged better, 1/2 for a tie, 0 when worse. */
+function winScore(a: { tier: GagarTier; rank: number }, b: { tier: GagarTier; rank: number }): number {
+  return (1 - compareJudged(a, b)) / 2;
+}
+
 /**
  * The quality-audit numbers GAGAR reports (GAGAR §4.3, slide 9: weighted score
  * 4.03 vs 3.70, mean win rate 69.8%, rank-1 share 65.0% with ties split), computed
@@ -127,7 +132,7 @@ export function gagarAudit(groups: readonly (readonly GagarAuditCandidate[])[]):
     const winRates = g.map((c, i) => {
       if (n === 1) return null;
       let w = 0;
-      for (let j = 0; j < n; j++) if (j !== i) w += compareJudged(c, g[j]!) < 0 ? 1 : compareJudged(c, g[j]!) === 0 ? 0.5 : 0;
+      for (let j = 0; j < n; j++) if (j !== i) w += winScore(c, g[j]!);
       return w / (n - 1);
     });
     out.push({ weightedScores, winRates, rank1Shares });
@@ -153,8 +158,7 @@ export function gagarAudit(groups: readonly (readonly GagarAuditCandidate[])[]):
       g.forEach((o, j) => {
         if (j === i || o.label === c.label) return;
         m++;
-        const cmp = compareJudged(c, o);
-        w += cmp < 0 ? 1 : cmp === 0 ? 0.5 : 0;
+        w += winScore(c, o);
       });
       if (m > 0) {
         l.winSum += w / m;
