@@ -6,7 +6,7 @@ import { askStructured, AskStructuredOptionsSchema } from '../llm/askStructured.
 import { type ChatMessage, type ChatModel, ChatModelSchema } from '../llm/chatModel.js';
 import { type Trajectory, TrajectorySchema } from '../schema/trajectory.js';
 import { gagarAudit } from './gagarAudit.js';
-import { gagarCoefficients, type GagarTier } from './gagarCoefficients.js';
+import { gagarCoefficients, type GagarTier, GagarTierSchema } from './gagarCoefficients.js';
 import { gagarRedistributeDetailed, GagarRedistributeOptionsSchema, type GagarRedistribution } from './gagarRedistribute.js';
 import { type GagarScores, gagarWeightedScore } from './gagarWeightedScore.js';
 import { CitationSchema, type EvidenceSource, type TrajectoryMaterial, trajectoryMaterial, verifiedQuotes } from './judgeMaterial.js';
@@ -49,7 +49,7 @@ export const GagarJudgeAnswerSchema = z.looseObject({
           })
           .optional(),
         /** `T1`, `T2` or `T3`. */
-        tier: z.enum(['T1', 'T2', 'T3']),
+        tier: GagarTierSchema,
         /** Order inside the tier: 1 is best, equal ranks tie. */
         rank: z.number().int().min(1),
       }),
@@ -363,7 +363,8 @@ export async function judgeGroupWithGagar(trajectories: readonly Trajectory[], o
   const coefficients = empty<number>();
   successes.forEach((i, k) => (coefficients[i] = coefs[k]!));
   const redistribution = gagarRedistributeDetailed(rewards, coefficients, { lambdaMax });
-  const a = gagarAudit([judged.map((v) => ({ tier: v.tier, rank: v.rank, scores: v.scores }))]).groups[0]!;
+  const audited = gagarAudit([judged.map((v) => ({ tier: v.tier, rank: v.rank, scores: v.scores }))]);
+  const a = audited.groups[0]!;
   const weightedScores = empty<number>();
   const winRates = empty<number>();
   const rank1Shares = empty<number>();
@@ -379,7 +380,7 @@ export async function judgeGroupWithGagar(trajectories: readonly Trajectory[], o
     coefficients,
     advantages: redistribution.advantages,
     redistribution,
-    audit: { weightedScores, winRates, rank1Shares, meanWeightedScore: a.weightedScores.reduce((s, x) => s + x, 0) / a.weightedScores.length },
+    audit: { weightedScores, winRates, rank1Shares, meanWeightedScore: audited.weightedScore },
     answer,
   };
 }
