@@ -164,9 +164,10 @@ type Attempt = { ok: true; content: string } | { ok: false; retryable: boolean; 
 export function openAiChatModel(opts?: OpenAIChatModelOptions): ChatModel & { readonly endpoint: ChatEndpoint } {
   const fn = 'openAiChatModel';
   const o = parseOptions(fn, OpenAIChatModelOptionsSchema, opts);
-  const endpoint = resolveChatEndpoint({ baseUrl: o.baseUrl, model: o.model, apiKey: o.apiKey }, o.env ?? processEnv());
+  const env = o.env ?? processEnv();
+  const endpoint = resolveChatEndpoint({ baseUrl: o.baseUrl, model: o.model, apiKey: o.apiKey }, env);
   if (!endpoint) {
-    const missing = pick(o.baseUrl, (o.env ?? processEnv()).FROGNANO_LLM_BASE_URL, (o.env ?? processEnv()).OPENAI_BASE_URL) === undefined ? 'baseUrl' : 'model';
+    const missing = pick(o.baseUrl, env.FROGNANO_LLM_BASE_URL, env.OPENAI_BASE_URL) === undefined ? 'baseUrl' : 'model';
     const vars = missing === 'baseUrl' ? 'FROGNANO_LLM_BASE_URL (or OPENAI_BASE_URL)' : 'FROGNANO_LLM_MODEL (or OPENAI_MODEL)';
     throw new FrognanoError(ErrorCode.MODEL_UNAVAILABLE, `no ${missing} configured: pass opts.${missing} or set ${vars}`, { fn, field: `opts.${missing}` });
   }
