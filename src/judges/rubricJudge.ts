@@ -32,6 +32,7 @@ export const RUBRIC_DIMENSION_WEIGHTS: Readonly<Record<RubricDimension, number>>
 /** A checklist item's verdict: `pass` (1), `partial` (0.5), `fail` (0). */
 export type RubricVerdict = 'pass' | 'partial' | 'fail';
 const VERDICT_VALUE: Record<RubricVerdict, number> = { pass: 1, partial: 0.5, fail: 0 };
+const RubricVerdictSchema = z.enum(['pass', 'partial', 'fail']);
 
 /** One checklist item of a task. */
 export const RubricItemSchema = z
@@ -70,7 +71,7 @@ export interface RubricScore {
   byDimension: Record<RubricDimension, { items: number; value: number | null }>;
 }
 
-const ScoredItemSchema = z.looseObject({ dimension: RubricDimensionSchema, verdict: z.enum(['pass', 'partial', 'fail']) });
+const ScoredItemSchema = z.looseObject({ dimension: RubricDimensionSchema, verdict: RubricVerdictSchema });
 
 /**
  * The rubric score of one artefact from its checklist verdicts (Verification
@@ -154,7 +155,7 @@ export type RubricJudgeInput = z.input<typeof RubricJudgeInputSchema>;
 
 /** The judge's JSON answer. */
 export const RubricJudgeAnswerSchema = z.looseObject({
-  items: z.array(z.looseObject({ id: z.string(), verdict: z.enum(['pass', 'partial', 'fail']), reason: z.string() })),
+  items: z.array(z.looseObject({ id: z.string(), verdict: RubricVerdictSchema, reason: z.string() })),
 });
 
 const RUBRIC_PROMPT_DEFAULT = `You evaluate a generated front-end web page against its task and a checklist. You see the task, the page's source code and, when available, screenshots of the rendered page. For every checklist item decide:
