@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { parseOptions, parseWith } from '../errors/validate.js';
+import { parseOptions, parseWith, functionSchema } from '../errors/validate.js';
 
 /** The backends {@link useBackend} can select. */
 export const BackendNameSchema = z.enum(['auto', 'cpu', 'wasm', 'webgpu', 'cuda']);
@@ -42,12 +42,7 @@ export const UseBackendOptionsSchema = z
      * runtime's `import()`. Pass your own where a bundler needs literal specifiers
      * (`(s) => import(/* webpackIgnore: true *\/ s)`) or to supply modules directly.
      */
-    importModule: z
-      .custom<(specifier: string) => Promise<unknown>>((v) => typeof v === 'function', {
-        message: 'must be a function (specifier) => Promise<module>',
-        params: { code: ErrorCode.INVALID_TYPE },
-      })
-      .optional(),
+    importModule: functionSchema<(specifier: string) => Promise<unknown>>('(specifier) => Promise<module>').optional(),
   })
   .strict();
 /** Options of {@link useBackend} as the caller writes them. */

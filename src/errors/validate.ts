@@ -216,3 +216,14 @@ export function parseOptions<S extends z.ZodType>(fn: string, schema: S, opts: u
 /** zod: a number that may also be +Infinity or -Infinity but not NaN (e.g. `lambdaMax`, `floor`). */
 export const extendedNumber = (): z.ZodType<number> =>
   z.union([z.number(), z.literal(Infinity), z.literal(-Infinity)]) as unknown as z.ZodType<number>;
+
+/**
+ * zod: a function-valued option (a callback, a model call, a loader). Fails with
+ * `INVALID_TYPE` and the message `must be a function <signature>`, e.g.
+ * `functionSchema<typeof fetch>('(url, init) => Promise<Response>')`.
+ */
+export const functionSchema = <F>(signature = ''): z.ZodCustom<F, F> =>
+  z.custom<F>((v) => typeof v === 'function', {
+    message: signature === '' ? 'must be a function' : `must be a function ${signature}`,
+    params: { code: ErrorCode.INVALID_TYPE },
+  });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue, parseOptions, parseWith } from '../errors/validate.js';
+import { describeValue, parseOptions, parseWith, functionSchema } from '../errors/validate.js';
 import { askStructured, AskStructuredOptionsSchema } from '../llm/askStructured.js';
 import { type ChatMessage, ChatModelSchema } from '../llm/chatModel.js';
 import { aggregateRaters, agreementRate } from '../metrics/agreementRate.js';
@@ -60,7 +60,7 @@ export const AdjudicateHackingOptionsSchema = z
     /** Judges (votes) per flagged trajectory (integer >= 1). Default 3 (FrogNano App. F.2). An odd number avoids ties. */
     judges: z.number().int().min(1).default(3),
     /** Stage 1. Default {@link ruleFunnel}. */
-    funnel: z.custom<HackingFunnel>((v) => typeof v === 'function', { message: 'must be a function (trajectory) => findings', params: { code: ErrorCode.INVALID_TYPE } }).optional(),
+    funnel: functionSchema<HackingFunnel>('(trajectory) => findings').optional(),
     /** Further calls per judge after a malformed or evidence-free answer (integer >= 0). Default 2. */
     retries: AskStructuredOptionsSchema.shape.retries,
     /** Base sampling seed: judge `j` is sent `seed + j`. Default 0. */

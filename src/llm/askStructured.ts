@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue, parseOptions } from '../errors/validate.js';
+import { describeValue, parseOptions, functionSchema } from '../errors/validate.js';
 import { type ChatMessage, type ChatModel, ChatModelSchema, type CompleteOptions, CompleteOptionsSchema } from './chatModel.js';
 
 /** The outcome of {@link extractJson}. */
@@ -118,8 +118,7 @@ export interface AskStructuredOptions<T> {
   caller?: string;
 }
 
-const isFunction = (v: unknown): boolean => typeof v === 'function';
-const fnSchema = z.custom<(...a: never[]) => unknown>(isFunction, { message: 'must be a function', params: { code: ErrorCode.INVALID_TYPE } });
+const fnSchema = functionSchema<(...a: never[]) => unknown>();
 
 /** zod schema of {@link AskStructuredOptions}. */
 export const AskStructuredOptionsSchema = z

@@ -1,11 +1,10 @@
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { parseOptions, parseWith } from '../errors/validate.js';
+import { parseOptions, parseWith, functionSchema } from '../errors/validate.js';
 import { type ChatMessage, type ChatModel, type CompleteOptions, CompleteOptionsSchema } from './chatModel.js';
 import { createSemaphore } from './semaphore.js';
 
-const isFunction = (v: unknown): boolean => typeof v === 'function';
 
 /** Options of {@link openAiChatModel}. Every field is optional; the endpoint may come from the environment. */
 export const OpenAIChatModelOptionsSchema = z
@@ -47,7 +46,7 @@ export const OpenAIChatModelOptionsSchema = z
     /** Extra fields merged into every request body (e.g. vLLM's `chat_template_kwargs`). */
     extraBody: z.record(z.string(), z.unknown()).optional(),
     /** The `fetch` to use. Default: the global `fetch` (Node >= 18). */
-    fetch: z.custom<typeof fetch>(isFunction, { message: 'must be a fetch function', params: { code: ErrorCode.INVALID_TYPE } }).optional(),
+    fetch: functionSchema<typeof fetch>('(url, init) => Promise<Response> (fetch)').optional(),
     /** The environment to read defaults from. Default `process.env`. */
     env: z.record(z.string(), z.string().optional()).optional(),
   })

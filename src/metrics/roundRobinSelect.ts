@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue, parseOptions } from '../errors/validate.js';
+import { describeValue, parseOptions, functionSchema } from '../errors/validate.js';
 
 
 /**
@@ -17,7 +17,6 @@ export type PairwiseCompare<T> = (a: T, b: T, ia: number, ib: number) => number 
  */
 export type RankCall<T> = (candidates: readonly T[], indices: number[]) => readonly number[] | Promise<readonly number[]>;
 
-const isFunction = (v: unknown): boolean => typeof v === 'function';
 
 /** Options of {@link roundRobinSelect}. */
 export const RoundRobinOptionsSchema = z
@@ -26,9 +25,7 @@ export const RoundRobinOptionsSchema = z
      * The one extra ranking call that breaks ties and cycles. When omitted, ties
      * are broken deterministically by the lowest candidate index (no call is made).
      */
-    rank: z
-      .custom<RankCall<unknown>>(isFunction, { message: 'must be a function (candidates, indices) => indices best first', params: { code: ErrorCode.INVALID_TYPE } })
-      .optional(),
+    rank: functionSchema<RankCall<unknown>>('(candidates, indices) => indices best first').optional(),
     /** How many round-robin comparisons may be in flight at once. Integer >= 1, default 1 (sequential, in pair order). */
     concurrency: z.number().int().min(1).default(1),
   })

@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import type { Demonstration } from '../env/taskFamily.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { parseOptions } from '../errors/validate.js';
+import { parseOptions, functionSchema } from '../errors/validate.js';
 import { sftLoss } from '../losses/sftLoss.js';
 import { tokenLogProbs } from '../losses/tokenLogProbs.js';
 import { Adam, clipByGlobalNorm } from './adam.js';
@@ -27,7 +27,7 @@ export const SftPretrainOptionsSchema = z
     /** Seed of the shuffling stream. Default 0. */
     seed: z.union([z.number(), z.string()]).default(0),
     /** Called after every step with the step index (from 0) and the loss. */
-    onStep: z.custom<(step: number, loss: number) => void>((v) => typeof v === 'function').optional(),
+    onStep: functionSchema<(step: number, loss: number) => void>('(step, loss) => void').optional(),
   })
   .strict();
 /** Options of {@link sftPretrain} as the caller writes them. */
