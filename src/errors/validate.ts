@@ -18,7 +18,8 @@ export function describeValue(v: unknown): string {
   return typeof v;
 }
 
-function isArrayLikeOfAny(v: unknown): v is ArrayLike<unknown> {
+/** An array or a typed array (what the numeric checks accept), whatever its elements. */
+export function isArrayLikeOfAny(v: unknown): v is ArrayLike<unknown> {
   return Array.isArray(v) || ArrayBuffer.isView(v);
 }
 

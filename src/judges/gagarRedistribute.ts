@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue, finiteArray, parseOptions, sameLength } from '../errors/validate.js';
+import { describeValue, finiteArray, isArrayLikeOfAny, parseOptions, sameLength } from '../errors/validate.js';
 
 /**
  * `lambdaMax`: a number >= 1, `Infinity` included (the exact conserving
@@ -58,10 +58,6 @@ export interface GagarRedistribution {
 /** A coefficients array: numbers at the successes; failures' entries may be any number, NaN, `null` or absent. */
 export type GagarCoefficientArray = ArrayLike<number | null | undefined>;
 
-function isArrayLike(v: unknown): v is ArrayLike<unknown> {
-  return Array.isArray(v) || ArrayBuffer.isView(v);
-}
-
 function badCoefficient(fn: string, code: ErrorCode, i: number, detail: string): never {
   throw new FrognanoError(code, `coefficients[${i}] ${detail}`, { fn, field: `coefficients[${i}]`, index: [i] });
 }
@@ -89,7 +85,7 @@ function redistribute(
 ): GagarRedistribution {
   const { lambdaMax } = parseOptions(fn, GagarRedistributeOptionsSchema, opts);
   const r = finiteArray(fn, 'rewards', rewards, { minLength: 1 });
-  if (!isArrayLike(coefficients)) {
+  if (!isArrayLikeOfAny(coefficients)) {
     throw new FrognanoError(ErrorCode.INVALID_TYPE, `coefficients must be an array, got ${describeValue(coefficients)}`, {
       fn,
       field: 'coefficients',
