@@ -13,6 +13,7 @@
  * | `INVALID_STATE` | a stateful helper or a checkpoint is used in a way its state does not allow |
  * | `MODEL_UNAVAILABLE` | a model endpoint gave no answer: not configured, network error, timeout or HTTP error after the retries (`src/llm`) |
  * | `CHECKPOINT_INVALID` | a training checkpoint cannot be used: unreadable, truncated, corrupt (checksum mismatch), of another format or version, or for another model |
+ * | `SANDBOX_UNAVAILABLE` | the Leaf sandbox cannot run: bubblewrap (`bwrap`, Debian package `bubblewrap`) is missing or cannot create its namespaces; never silently replaced by an unsandboxed run |
  * | `MODEL_ANSWER_INVALID` | a model answered, but not with the required structure (unparseable JSON, a schema violation, a negative judgment without evidence) even after the retries; the answer never reaches the numbers |
  */
 export const ErrorCode = {
@@ -26,6 +27,7 @@ export const ErrorCode = {
   MODEL_UNAVAILABLE: 'MODEL_UNAVAILABLE',
   MODEL_ANSWER_INVALID: 'MODEL_ANSWER_INVALID',
   CHECKPOINT_INVALID: 'CHECKPOINT_INVALID',
+  SANDBOX_UNAVAILABLE: 'SANDBOX_UNAVAILABLE',
 } as const;
 
 /** One of the stable {@link ErrorCode} strings. */

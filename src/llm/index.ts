@@ -16,3 +16,5 @@ export { openAiChatModel, OpenAIChatModelOptionsSchema, resolveChatEndpoint } fr
 export type { ChatEndpoint, OpenAIChatModelOptions } from './openAiChatModel.js';
 export { askStructured, AskStructuredOptionsSchema, describeZodError, extractJson } from './askStructured.js';
 export type { AskStructuredOptions, ExtractJsonResult, RejectedAnswer } from './askStructured.js';
+export { ToolChatModelSchema } from './toolChat.js';
+export type { ChatTurn, ChatTurnOptions, RawToolCall, TokenLogprob, ToolChatModel, ToolDefinition, WireMessage, WireToolCall } from './toolChat.js';

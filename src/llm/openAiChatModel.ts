@@ -4,6 +4,7 @@ import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions, parseWith, functionSchema } from '../errors/validate.js';
 import { type ChatMessage, type ChatModel, type CompleteOptions, CompleteOptionsSchema } from './chatModel.js';
 import { createSemaphore } from './semaphore.js';
+import { type ChatTurn, type ChatTurnOptions, ChatTurnBodySchema, parseChatTurn, type ToolChatModel, type WireMessage } from './toolChat.js';
 
 
 /** Options of {@link openAiChatModel}. Every field is optional; the endpoint may come from the environment. */
@@ -90,13 +91,6 @@ export function resolveChatEndpoint(explicit: { baseUrl?: string; model?: string
   return { baseUrl: baseUrl.replace(/\/+$/, ''), model, apiKey: pick(explicit.apiKey, env.FROGNANO_LLM_API_KEY, env.OPENAI_API_KEY) };
 }
 
-/** The body of an OpenAI chat-completions answer, as far as it is read. */
-const ChatCompletionBodySchema = z.looseObject({
-  choices: z
-    .array(z.looseObject({ message: z.looseObject({ content: z.string().nullable().optional() }) }))
-    .min(1),
-});
-
 /** Parses `Retry-After` / `retry-after-ms` into milliseconds (0..60 s), or undefined. */
 function retryAfterMs(headers: Headers): number | undefined {
   const ms = headers.get('retry-after-ms');
@@ -130,7 +124,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /** What one attempt produced. */
-type Attempt = { ok: true; content: string } | { ok: false; retryable: boolean; reason: string; waitMs?: number };
+type Attempt = { ok: true; body: z.output<typeof ChatTurnBodySchema> } | { ok: false; retryable: boolean; reason: string; waitMs?: number };
 
 /**
  * An OpenAI-compatible chat-completions client (`POST {baseUrl}/chat/completions`)
@@ -149,7 +143,11 @@ type Attempt = { ok: true; content: string } | { ok: false; retryable: boolean; 
  *   unknown model, context too long) fail at once: retrying cannot fix them.
  * - Concurrency: at most `concurrency` requests of this client in flight; the
  *   others wait (FIFO). A request waiting for its backoff holds no slot.
- * - Answer: `choices[0].message.content` (`null` content, e.g. a pure tool call, gives `''`).
+ * - Answer: `complete` returns `choices[0].message.content` (`null` content, e.g. a pure tool call, gives `''`);
+ *   `chat` (tool calling, for the Leaf harness) sends `tools` and `logprobs` and returns the whole
+ *   turn: text, reasoning, tool calls as produced (malformed arguments kept verbatim), `finish_reason`,
+ *   `usage` and per-token log-probabilities (token ids too when the server writes `token_id:<n>`,
+ *   vLLM's `return_tokens_as_token_ids: true`, which `extraBody` can ask for).
  *
  * @throws FrognanoError `MODEL_UNAVAILABLE` (as a rejected promise of `complete`) when no
  *   base URL or model is configured (thrown at once by this factory), when all attempts fail,
@@ -160,7 +158,7 @@ type Attempt = { ok: true; content: string } | { ok: false; retryable: boolean; 
  * const model = openAiChatModel({ baseUrl: 'http://127.0.0.1:8000/v1', model: 'Qwen/Qwen3-8B', concurrency: 8 });
  * const text = await model.complete([{ role: 'user', content: 'Say hi.' }], { temperature: 0 });
  */
-export function openAiChatModel(opts?: OpenAIChatModelOptions): ChatModel & { readonly endpoint: ChatEndpoint } {
+export function openAiChatModel(opts?: OpenAIChatModelOptions): ToolChatModel & { readonly endpoint: ChatEndpoint } {
   const fn = 'openAiChatModel';
   const o = parseOptions(fn, OpenAIChatModelOptionsSchema, opts);
   const env = o.env ?? processEnv();
@@ -210,9 +208,9 @@ export function openAiChatModel(opts?: OpenAIChatModelOptions): ChatModel & { re
       } catch {
         return { ok: false, retryable: true, reason: `the answer body is not JSON: ${text.slice(0, 120)}` };
       }
-      const parsed = ChatCompletionBodySchema.safeParse(json);
+      const parsed = ChatTurnBodySchema.safeParse(json);
       if (!parsed.success) return { ok: false, retryable: false, reason: 'the answer has no choices[0].message (not a chat-completions response)' };
-      return { ok: true, content: parsed.data.choices[0]!.message.content ?? '' };
+      return { ok: true, body: parsed.data };
     } catch (e) {
       if (outer?.aborted) throw new FrognanoError(ErrorCode.MODEL_UNAVAILABLE, `${where} aborted by the caller's signal`, { fn });
       if (timedOut) return { ok: false, retryable: true, reason: `timed out after ${timeoutMs} ms` };
@@ -224,47 +222,74 @@ export function openAiChatModel(opts?: OpenAIChatModelOptions): ChatModel & { re
     }
   }
 
+  /** Builds the request body shared by `complete` and `chat`. */
+  function requestBody(messages: readonly unknown[], c: CompleteOptions, extra: Record<string, unknown>): string {
+    const temperature = c.temperature ?? o.temperature;
+    const topP = c.topP ?? o.topP;
+    const maxTokens = c.maxTokens ?? o.maxTokens;
+    return JSON.stringify({
+      ...(o.extraBody ?? {}),
+      model: endpoint!.model,
+      messages,
+      ...extra,
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...(topP !== undefined ? { top_p: topP } : {}),
+      ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
+      ...(c.stop !== undefined ? { stop: c.stop } : {}),
+      ...(c.seed !== undefined ? { seed: c.seed } : {}),
+      ...(c.jsonMode ? { response_format: { type: 'json_object' } } : {}),
+    });
+  }
+
+  /** Sends `body` with the retry schedule; resolves to the validated answer body. */
+  async function post(body: string, c: CompleteOptions): Promise<z.output<typeof ChatTurnBodySchema>> {
+    const timeoutMs = c.timeoutMs ?? o.timeoutMs;
+    let last = '';
+    for (let k = 0; k <= o.maxRetries; k++) {
+      const r = await attempt(body, timeoutMs, c.signal);
+      if (r.ok) return r.body;
+      last = r.reason;
+      if (!r.retryable) {
+        throw new FrognanoError(ErrorCode.MODEL_UNAVAILABLE, `${where} failed (not retryable): ${r.reason}`, { fn });
+      }
+      if (k < o.maxRetries) {
+        const backoff = Math.min(o.retryMaxMs, o.retryBaseMs * 2 ** k) * (1 - o.jitter * rng());
+        try {
+          await sleep(r.waitMs ?? backoff, c.signal);
+        } catch {
+          throw new FrognanoError(ErrorCode.MODEL_UNAVAILABLE, `${where} aborted by the caller's signal`, { fn });
+        }
+      }
+    }
+    throw new FrognanoError(ErrorCode.MODEL_UNAVAILABLE, `${where} failed after ${o.maxRetries + 1} attempt(s); last: ${last}`, { fn });
+  }
+
+  function checkMessages(where: string, messages: readonly unknown[]): void {
+    if (!Array.isArray(messages) || messages.length === 0) {
+      throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'messages must be a non-empty array of chat messages', { fn: where, field: 'messages' });
+    }
+  }
+
   return {
     name: endpoint.model,
     endpoint,
     async complete(messages: readonly ChatMessage[], callOpts?: CompleteOptions): Promise<string> {
       const c = parseWith(`${fn}.complete`, 'opts', CompleteOptionsSchema, callOpts ?? {});
-      if (!Array.isArray(messages) || messages.length === 0) {
-        throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'messages must be a non-empty array of chat messages', { fn: `${fn}.complete`, field: 'messages' });
+      checkMessages(`${fn}.complete`, messages);
+      const body = await post(requestBody(messages, c, {}), c);
+      return body.choices[0]!.message.content ?? '';
+    },
+    async chat(messages: readonly WireMessage[], callOpts?: ChatTurnOptions): Promise<ChatTurn> {
+      const { tools, logprobs, ...rest } = callOpts ?? {};
+      const c = parseWith(`${fn}.chat`, 'opts', CompleteOptionsSchema, rest);
+      checkMessages(`${fn}.chat`, messages);
+      const extra: Record<string, unknown> = {};
+      if (tools !== undefined && tools.length > 0) {
+        extra.tools = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+        extra.tool_choice = 'auto';
       }
-      const temperature = c.temperature ?? o.temperature;
-      const topP = c.topP ?? o.topP;
-      const maxTokens = c.maxTokens ?? o.maxTokens;
-      const body = JSON.stringify({
-        ...(o.extraBody ?? {}),
-        model: endpoint.model,
-        messages,
-        ...(temperature !== undefined ? { temperature } : {}),
-        ...(topP !== undefined ? { top_p: topP } : {}),
-        ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
-        ...(c.stop !== undefined ? { stop: c.stop } : {}),
-        ...(c.seed !== undefined ? { seed: c.seed } : {}),
-        ...(c.jsonMode ? { response_format: { type: 'json_object' } } : {}),
-      });
-      const timeoutMs = c.timeoutMs ?? o.timeoutMs;
-      let last = '';
-      for (let k = 0; k <= o.maxRetries; k++) {
-        const r = await attempt(body, timeoutMs, c.signal);
-        if (r.ok) return r.content;
-        last = r.reason;
-        if (!r.retryable) {
-          throw new FrognanoError(ErrorCode.MODEL_UNAVAILABLE, `${where} failed (not retryable): ${r.reason}`, { fn });
-        }
-        if (k < o.maxRetries) {
-          const backoff = Math.min(o.retryMaxMs, o.retryBaseMs * 2 ** k) * (1 - o.jitter * rng());
-          try {
-            await sleep(r.waitMs ?? backoff, c.signal);
-          } catch {
-            throw new FrognanoError(ErrorCode.MODEL_UNAVAILABLE, `${where} aborted by the caller's signal`, { fn });
-          }
-        }
-      }
-      throw new FrognanoError(ErrorCode.MODEL_UNAVAILABLE, `${where} failed after ${o.maxRetries + 1} attempt(s); last: ${last}`, { fn });
+      if (logprobs) extra.logprobs = true;
+      return parseChatTurn(await post(requestBody(messages, c, extra), c));
     },
   };
 }

@@ -1,0 +1,38 @@
+/**
+ * Leaf, FrogNano's five-tool coding-agent harness (FrogNano §2, App. D; SPEC §12):
+ * tasks in, graded trajectories out. The episode loop drives any
+ * OpenAI-compatible model with the five tools (`read`, `write`, `edit`,
+ * `glob`, `bash`), ends on the structural rule (a reply without a tool call),
+ * compacts the context as App. D says, runs every command and the grading in a
+ * bubblewrap sandbox, and grades with hidden tests. `rolloutTasks` turns
+ * groups of episodes into rewards, advantages and rule-funnel findings.
+ * No tfjs.
+ * @module leaf
+ */
+export { runEpisode, RunEpisodeOptionsSchema, estimateTokens, toWireMessage, TRUNCATING } from './runEpisode.js';
+export type { CompactionRecord, EpisodeStep, LeafTrajectory, RunEpisodeOptions, Termination } from './runEpisode.js';
+export { rolloutTasks, RolloutTasksOptionsSchema, episodeSeed } from './rolloutTasks.js';
+export type { RolloutProgress, RolloutRecord, RolloutSummary, RolloutTasksOptions } from './rolloutTasks.js';
+export { validateLeafTask, ValidateLeafTaskOptionsSchema } from './validateLeafTasks.js';
+export type { TaskValidation, ValidateLeafTaskOptions } from './validateLeafTasks.js';
+export { loadLeafTasks, parseLeafTask, resolveLimits, LeafTaskSchema, LeafLimitsSchema, DEFAULT_LEAF_LIMITS } from './task.js';
+export type { LeafLimits, LeafTask, LoadedLeafTask, ResolvedLeafLimits } from './task.js';
+export { createSandbox, findBwrap, SandboxOptionsSchema, SANDBOX_REPO_ROOT } from './sandbox.js';
+export type { CommandResult, RunOptions, Sandbox, SandboxOptions } from './sandbox.js';
+export { executeToolCall } from './executeToolCall.js';
+export type { ToolCallResult, ToolRunContext } from './executeToolCall.js';
+export { LEAF_TOOL_DEFINITIONS, LEAF_SYSTEM_PROMPT } from './tools.js';
+export { COMPACTION_PROMPT, COMPACTION_SEPARATOR, compactionRequest, rebuildHistory } from './compactHistory.js';
+export type { CompactionRequest } from './compactHistory.js';
+export { gradeRepo, writeHiddenFiles } from './grade.js';
+export type { Grading } from './grade.js';
+export { diffTrees } from './repoDiff.js';
+export type { DiffTreesOptions } from './repoDiff.js';
+export { applyUnifiedDiff } from './applyUnifiedDiff.js';
+export { createWorkspace } from './workspace.js';
+export type { Workspace } from './workspace.js';
+export { resolveRepoPath } from './repoPath.js';
+export type { RepoRoot, ResolvedPath } from './repoPath.js';
+export { readTool, writeTool, editTool, globTool } from './fileTools.js';
+export type { FileToolContext, ToolOutput } from './fileTools.js';
+export { globToRegExp } from './globPattern.js';
