@@ -1,0 +1,16 @@
+/**
+ * Convert arbitrary text into a lowercase, URL-friendly slug.
+ *
+ * @param {string} input text to convert
+ * @param {{ separator?: string }} [options]
+ * @returns {string}
+ */
+export function slugify(input, { separator = '-' } = {}) {
+  if (input === null || input === undefined) return '';
+  const slug = String(input)
+    .toLowerCase()
+    .replace(/[^a-z0-9\s-]/g, '')
+    .trim()
+    .replace(/\s/g, separator);
+  return slug;
+}
