@@ -165,6 +165,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const { runServe } = await import('../server/serveCommand.js');
       return await runServe(rest, io);
     }
+    if (name === 'rollout' || name === 'validate-tasks') {
+      const { runRollout, runValidateTasks } = await import('./leafCommands.js');
+      return await (name === 'rollout' ? runRollout : runValidateTasks)(rest, io);
+    }
     const cmd = findRecordCommand(name);
     if (!cmd) throw new UsageError(`unknown subcommand ${JSON.stringify(name)}`);
     return await runRecordCommand(cmd, rest, io);

@@ -64,6 +64,8 @@ export function commandHelp(c: RecordCommand<unknown>): string {
 export function mainHelp(version: string): string {
   const rows: [string, string][] = RECORD_COMMANDS.map((c) => [c.name, c.summary]);
   rows.push(['serve', 'HTTP service: OpenRLHF / slime / verl reward endpoints, advantages, GAGAR']);
+  rows.push(['rollout', 'Leaf harness: G sandboxed episodes per task against a model, graded, with rewards and advantages']);
+  rows.push(['validate-tasks', 'executable validation of a tasks file (fails before, passes with the reference patch)']);
   const width = Math.max(...rows.map(([n]) => n.length)) + 2;
   const first = RECORD_COMMANDS.find((c) => c.name === 'advantages')!.examples[0]!;
   return [
@@ -71,6 +73,8 @@ export function mainHelp(version: string): string {
     '',
     'Usage: frognano <subcommand> [--in FILE] [--out FILE] [flags]',
     '       frognano serve --port N [--host 127.0.0.1] [flags]',
+    '       frognano rollout --tasks FILE [--group G] [--concurrency C] [--out FILE]',
+    '       frognano validate-tasks --tasks FILE',
     '',
     'Reads JSON records (JSONL, one per line, or one JSON document) from --in or stdin and',
     'writes one JSON object per line to --out or stdout, streaming line by line.',

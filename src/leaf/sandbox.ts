@@ -326,7 +326,7 @@ function runProcess(
         reject(
           new FrognanoError(
             ErrorCode.SANDBOX_UNAVAILABLE,
-            `bubblewrap could not create the sandbox: ${setupError.trim().slice(0, 400)} (unprivileged user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces)`,
+            `bubblewrap could not create the sandbox: ${setupError.trim().slice(0, 400)}${/namespace|Operation not permitted|setting up uid map/i.test(setupError) ? ' (unprivileged user namespaces may be disabled here: sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, or AppArmor\'s restrict_unprivileged_userns)' : ''}`,
             { fn: 'sandbox.run' },
           ),
         );

@@ -1,0 +1,294 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
+import { FrognanoError, isFrognanoError } from '../errors/FrognanoError.js';
+import { createSandbox, type LoadedLeafTask, loadLeafTasks, rolloutTasks, type RolloutProgress, type Sandbox, validateLeafTask } from '../leaf/index.js';
+import { openAiChatModel } from '../llm/openAiChatModel.js';
+import type { CliIo } from './cli.js';
+import { parseFlags } from './cli.js';
+import type { FlagSpec } from './command.js';
+import { ExitCode, UsageError } from './exitCodes.js';
+import { defined, numberFlag } from './flags.js';
+import { flagLines } from './help.js';
+import { InvalidInputError } from './run.js';
+
+const SANDBOX_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  tasks: { type: 'string', value: 'FILE', description: 'the tasks file (JSONL, SPEC §12; repo paths relative to its folder). Required' },
+  'unsafe-no-sandbox': { type: 'boolean', description: 'UNSAFE: run commands without bubblewrap, unisolated, on this machine (only for trusted models where bwrap cannot run)' },
+  help: { type: 'boolean', description: 'this help' },
+};
+
+const ROLLOUT_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  ...SANDBOX_FLAGS,
+  group: { type: 'string', value: 'G', description: 'episodes per task (default 1)' },
+  concurrency: { type: 'string', value: 'C', description: 'episodes at once (default 1)' },
+  out: { type: 'string', value: 'FILE', description: 'write the JSONL here, task by task as groups finish (default stdout)' },
+  budget: { type: 'string', value: 'N', description: 'assistant-token budget of the log-length penalty (with --alpha; default: no penalty)' },
+  alpha: { type: 'string', value: 'A', description: 'strength of the log-length penalty (with --budget)' },
+  seed: { type: 'string', value: 'S', description: 'base sampling seed; each episode sends its own (default 0)' },
+  'base-url': { type: 'string', value: 'URL', description: 'OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1 (default FROGNANO_LLM_BASE_URL)' },
+  model: { type: 'string', value: 'NAME', description: 'model id (default FROGNANO_LLM_MODEL); the key comes from FROGNANO_LLM_API_KEY' },
+  temperature: { type: 'string', value: 'T', description: 'sampling temperature (default: the server\'s)' },
+  'max-tokens': { type: 'string', value: 'N', description: 'token limit of one reply; a reply cut by it ends the episode truncated' },
+  'model-concurrency': { type: 'string', value: 'N', description: 'model requests in flight at most (default: --concurrency)' },
+  logprobs: { type: 'boolean', description: 'record the sampled tokens\' log-probabilities on each assistant message' },
+  'max-turns': { type: 'string', value: 'N', description: 'assistant turns per episode (default 150; a task\'s own limits win)' },
+  'max-context-tokens': { type: 'string', value: 'N', description: 'context limit in tokens (default 131072)' },
+  'max-seconds': { type: 'string', value: 'S', description: 'wall time of an episode (default 3600)' },
+  'command-seconds': { type: 'string', value: 'S', description: 'wall time of one bash call (default 120)' },
+  'compaction-window': { type: 'string', value: 'W', description: 'compact at 0.8 W tokens (FrogNano App. D; default W = the context limit)' },
+  'no-compaction': { type: 'boolean', description: 'never compact; the context limit then truncates' },
+  progress: { type: 'boolean', description: 'draw a progress bar on stderr (default: when stderr is a TTY; otherwise one line per task)' },
+  'no-progress': { type: 'boolean', description: 'print nothing on stderr but errors and the summary' },
+};
+
+const VALIDATE_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  ...SANDBOX_FLAGS,
+  'timeout-seconds': { type: 'string', value: 'S', description: 'time limit of each test run (default: the task\'s commandSeconds, 120)' },
+};
+
+const EXIT_HELP = `Exit codes:
+  0    every episode ran (failed tests are data, not errors)
+  1    the tasks file is invalid (the line and field are named)
+  2    bad usage: flags, no model configured, --out not writable, bubblewrap missing
+  4    some episodes could not run (the model stayed unavailable); their lines carry "error"
+  130  interrupted (SIGINT; 143 for SIGTERM): the lines written so far are complete`;
+
+/** `frognano rollout --help`. */
+export function rolloutHelp(): string {
+  return [
+    'frognano rollout: run the Leaf harness (FrogNano §2) on a tasks file and grade every episode',
+    '',
+    'Usage: frognano rollout --tasks FILE [--group G] [--concurrency C] [--out FILE] [--budget N --alpha A]',
+    'Calls: rolloutTasks (runEpisode, createSandbox, shapeReward, groupAdvantages, ruleFunnel)',
+    '',
+    'Runs G episodes per task against an OpenAI-compatible model (vLLM, SGLang, any hosted API),',
+    'each on its own copy of the task repository, with every command and the grading in a',
+    'bubblewrap sandbox (no network, only the repo copy writable). Hidden tests grade the result.',
+    '',
+    'Output: one JSON line per episode, a task\'s G lines together when its group finishes:',
+    '  the trajectory (SPEC §9: id, task, messages, diff, tests, outcome) plus "taskId", "episode",',
+    '  "reward" (SPEC §1), "advantage" (SPEC §2 over the task\'s G rewards, filtered on raw outcomes),',
+    '  "hacking" (ruleFunnel findings), "termination", "turns", "toolCalls", "seconds", "compactions",',
+    '  "grading", and "error" with reward/advantage null when the model failed after its retries.',
+    '',
+    'Flags:',
+    ...flagLines(ROLLOUT_FLAGS),
+    '',
+    'Example:',
+    '  $ FROGNANO_LLM_BASE_URL=http://127.0.0.1:8000/v1 FROGNANO_LLM_MODEL=Qwen/Qwen3-4B \\',
+    '      frognano rollout --tasks examples/leaf/tasks.jsonl --group 4 --concurrency 4 --out rollouts.jsonl',
+    '',
+    EXIT_HELP,
+    '',
+  ].join('\n');
+}
+
+/** `frognano validate-tasks --help`. */
+export function validateTasksHelp(): string {
+  return [
+    'frognano validate-tasks: FrogNano §3.1 executable validation of a tasks file',
+    '',
+    'Usage: frognano validate-tasks --tasks FILE',
+    'Calls: validateLeafTask',
+    '',
+    'A task is valid iff tests.command (hidden files written in, run in the sandbox) fails on the',
+    'unmodified repository and passes once referencePatch is applied.',
+    '',
+    'Output: one line per task: {"id": ..., "valid": true|false, "reason"?: ...}. Exit 0 (invalid',
+    'tasks are data); 1 for a malformed tasks file; 2 for bad usage or a missing bubblewrap.',
+    '',
+    'Flags:',
+    ...flagLines(VALIDATE_FLAGS),
+    '',
+  ].join('\n');
+}
+
+function positiveInt(flags: Record<string, unknown>, name: string): number | undefined {
+  const v = numberFlag(flags as never, name);
+  if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new UsageError(`--${name} must be an integer >= 1, got ${String(flags[name])}`);
+  return v;
+}
+
+function positive(flags: Record<string, unknown>, name: string): number | undefined {
+  const v = numberFlag(flags as never, name);
+  if (v !== undefined && !(v > 0)) throw new UsageError(`--${name} must be > 0, got ${String(flags[name])}`);
+  return v;
+}
+
+/** Reads the tasks and builds the sandbox: the part `rollout` and `validate-tasks` share. */
+async function setup(flags: Record<string, unknown>): Promise<{ tasks: LoadedLeafTask[]; sandbox: Sandbox }> {
+  const file = flags.tasks;
+  if (typeof file !== 'string') throw new UsageError('--tasks FILE is required');
+  const st = await stat(file).catch(() => null);
+  if (!st?.isFile()) throw new UsageError(`cannot read --tasks ${file}: not a file`);
+  let sandbox: Sandbox;
+  try {
+    sandbox = createSandbox({ unsafeNoSandbox: flags['unsafe-no-sandbox'] === true });
+  } catch (e) {
+    if (isFrognanoError(e, 'SANDBOX_UNAVAILABLE')) throw new UsageError(e.message);
+    throw e;
+  }
+  try {
+    return { tasks: await loadLeafTasks(file), sandbox };
+  } catch (e) {
+    if (e instanceof FrognanoError) throw new InvalidInputError(e.message.replace(/^loadLeafTasks: /, ''));
+    throw e;
+  }
+}
+
+/** A sandbox that cannot start is a problem of this machine's set-up: bad usage (exit 2) with the package to install. */
+function sandboxUsage<T>(p: Promise<T>): Promise<T> {
+  return p.catch((e: unknown) => {
+    if (isFrognanoError(e, 'SANDBOX_UNAVAILABLE')) throw new UsageError(e.message);
+    throw e;
+  });
+}
+
+/** Runs `f` with SIGINT / SIGTERM turned into an abort; resolves to f's result and the signal received, if any. */
+async function withSignals<T>(f: (signal: AbortSignal) => Promise<T>): Promise<{ value: T; interrupted: NodeJS.Signals | null }> {
+  const ctrl = new AbortController();
+  let interrupted: NodeJS.Signals | null = null;
+  const on = (sig: NodeJS.Signals): void => {
+    interrupted ??= sig;
+    ctrl.abort(new Error(`interrupted by ${sig}`));
+  };
+  const onInt = (): void => on('SIGINT');
+  const onTerm = (): void => on('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  try {
+    return { value: await f(ctrl.signal), interrupted };
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
+}
+
+function bar(p: RolloutProgress, secs: number): string {
+  const width = 24;
+  const filled = Math.round((p.done / Math.max(1, p.total)) * width);
+  return `rollout [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.total} episodes, ${p.running} running, ${p.solved} solved, ${p.truncated} truncated, ${p.errors} errors, ${Math.round(secs)} s`;
+}
+
+/** `frognano rollout` (SPEC §12). */
+export async function runRollout(argv: readonly string[], io: CliIo): Promise<number> {
+  const flags = parseFlags(argv, ROLLOUT_FLAGS);
+  if (flags.help) {
+    io.stdout.write(rolloutHelp());
+    return ExitCode.OK;
+  }
+  const budget = numberFlag(flags, 'budget');
+  const alpha = numberFlag(flags, 'alpha');
+  if ((budget === undefined) !== (alpha === undefined)) throw new UsageError('--budget and --alpha go together');
+  const concurrency = positiveInt(flags, 'concurrency') ?? 1;
+  const seed = numberFlag(flags, 'seed');
+  if (seed !== undefined && !Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got ${String(flags.seed)}`);
+  const window = positiveInt(flags, 'compaction-window');
+  if (window !== undefined && flags['no-compaction']) throw new UsageError('--compaction-window and --no-compaction exclude each other');
+  const limits = defined({
+    maxTurns: positiveInt(flags, 'max-turns'),
+    maxContextTokens: positiveInt(flags, 'max-context-tokens'),
+    maxSeconds: positive(flags, 'max-seconds'),
+    commandSeconds: positive(flags, 'command-seconds'),
+  });
+  let model;
+  try {
+    model = openAiChatModel(
+      defined({
+        baseUrl: flags['base-url'] as string | undefined,
+        model: flags.model as string | undefined,
+        concurrency: positiveInt(flags, 'model-concurrency') ?? concurrency,
+        temperature: numberFlag(flags, 'temperature'),
+      }),
+    );
+  } catch (e) {
+    if (e instanceof FrognanoError) throw new UsageError(e.message.replace(/^openAiChatModel: /, '').replace(/opts\.baseUrl/, '--base-url').replace(/opts\.model/, '--model'));
+    throw e;
+  }
+  const { tasks, sandbox } = await setup(flags);
+  if (sandbox.kind === 'none') io.stderr.write('frognano rollout: WARNING: --unsafe-no-sandbox: the model\'s commands run on this machine without isolation\n');
+
+  let out: WriteStream | null = null;
+  if (typeof flags.out === 'string' && flags.out !== '-') {
+    const st = await stat(flags.out).catch(() => null);
+    if (st?.isDirectory()) throw new UsageError(`cannot write --out ${flags.out}: it is a directory`);
+    out = createWriteStream(flags.out, { flags: 'w' });
+    await new Promise<void>((resolve, reject) => {
+      out!.once('open', () => resolve());
+      out!.once('error', (e: NodeJS.ErrnoException) => reject(new UsageError(`cannot write --out ${flags.out}: ${e.code ?? e.message}`)));
+    });
+  }
+  const sink = out ?? io.stdout;
+  const write = (text: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      sink.write(text, (e) => (e ? reject(e) : resolve()));
+    });
+
+  const mode = flags['no-progress'] ? 'none' : flags.progress === true || io.stderr.isTTY === true ? 'bar' : 'lines';
+  const t0 = performance.now();
+  let last = 0;
+  const { value: summary, interrupted } = await withSignals((signal) =>
+    sandboxUsage(rolloutTasks(tasks, {
+      model,
+      sandbox,
+      group: positiveInt(flags, 'group') ?? 1,
+      concurrency,
+      seed: seed ?? 0,
+      shaping: budget !== undefined ? { budget, alpha: alpha! } : undefined,
+      limits,
+      maxTokens: positiveInt(flags, 'max-tokens'),
+      logprobs: flags.logprobs === true,
+      compaction: flags['no-compaction'] ? false : window !== undefined ? { window } : {},
+      signal,
+      onProgress: (p) => {
+        if (mode !== 'bar') return;
+        const now = performance.now();
+        if (now - last < 200 && p.done < p.total) return;
+        last = now;
+        io.stderr.write(`\r\x1b[K${bar(p, (now - t0) / 1000)}`);
+      },
+      onRecords: async (records) => {
+        // one write per task group: an interrupted run leaves only whole lines
+        await write(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+        if (mode === 'lines') {
+          const solved = records.filter((r) => r.outcome?.success).length;
+          const errors = records.filter((r) => r.error !== undefined).length;
+          io.stderr.write(`frognano rollout: ${records[0]!.taskId}: ${solved}/${records.length} solved${errors ? `, ${errors} errors` : ''}\n`);
+        }
+      },
+    })),
+  );
+  if (out) {
+    out.end();
+    await finished(out);
+  }
+  if (mode === 'bar') io.stderr.write('\r\x1b[K');
+  const secs = ((performance.now() - t0) / 1000).toFixed(1);
+  if (mode !== 'none' || interrupted || summary.errors) {
+    io.stderr.write(`frognano rollout: ${summary.done}/${summary.total} episodes, ${summary.solved} solved, ${summary.truncated} truncated, ${summary.errors} errors in ${secs} s${interrupted ? ` (stopped by ${interrupted})` : ''}\n`);
+  }
+  if (interrupted) return interrupted === 'SIGTERM' ? 143 : 130;
+  return summary.errors > 0 ? 4 : ExitCode.OK;
+}
+
+/** `frognano validate-tasks` (SPEC §12, FrogNano §3.1). */
+export async function runValidateTasks(argv: readonly string[], io: CliIo): Promise<number> {
+  const flags = parseFlags(argv, VALIDATE_FLAGS);
+  if (flags.help) {
+    io.stdout.write(validateTasksHelp());
+    return ExitCode.OK;
+  }
+  const timeoutSeconds = positive(flags, 'timeout-seconds');
+  const { tasks, sandbox } = await setup(flags);
+  const { interrupted } = await withSignals(async (signal) => {
+    for (const task of tasks) {
+      if (signal.aborted) return;
+      const v = await sandboxUsage(validateLeafTask(task, { sandbox, signal, ...defined({ timeoutSeconds }) }));
+      if (signal.aborted) return;
+      io.stdout.write(`${JSON.stringify(v)}\n`);
+    }
+  });
+  if (interrupted) return interrupted === 'SIGTERM' ? 143 : 130;
+  return ExitCode.OK;
+}
