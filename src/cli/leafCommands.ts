@@ -39,7 +39,7 @@ const ROLLOUT_FLAGS: Readonly<Record<string, FlagSpec>> = {
   'compaction-window': { type: 'string', value: 'W', description: 'compact at 0.8 W tokens (FrogNano App. D; default W = the context limit)' },
   'no-compaction': { type: 'boolean', description: 'never compact; the context limit then truncates' },
   progress: { type: 'boolean', description: 'draw a progress bar on stderr (default: when stderr is a TTY; otherwise one line per task)' },
-  'no-progress': { type: 'boolean', description: 'print nothing on stderr but errors and the summary' },
+  'no-progress': { type: 'boolean', description: 'print nothing on stderr but warnings and the closing summary line' },
 };
 
 const VALIDATE_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -265,9 +265,7 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
   }
   if (mode === 'bar') io.stderr.write('\r\x1b[K');
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
-  if (mode !== 'none' || interrupted || summary.errors) {
-    io.stderr.write(`frognano rollout: ${summary.done}/${summary.total} episodes, ${summary.solved} solved, ${summary.truncated} truncated, ${summary.errors} errors in ${secs} s${interrupted ? ` (stopped by ${interrupted})` : ''}\n`);
-  }
+  io.stderr.write(`frognano rollout: ${summary.done}/${summary.total} episodes, ${summary.solved} solved, ${summary.truncated} truncated, ${summary.errors} errors in ${secs} s${interrupted ? ` (stopped by ${interrupted})` : ''}\n`);
   if (interrupted) return interrupted === 'SIGTERM' ? 143 : 130;
   return summary.errors > 0 ? 4 : ExitCode.OK;
 }
