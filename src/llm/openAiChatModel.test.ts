@@ -179,3 +179,90 @@ describe('createSemaphore', () => {
   });
   it('rejects a limit of 0', () => expectFrognanoError(() => createSemaphore(0), 'OUT_OF_RANGE', 'limit'));
 });
+
+describe('openAiChatModel.chat (tool calling, for the Leaf harness)', () => {
+  const tools = [{ name: 'bash', description: 'run', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } }];
+  const answer = (message: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    status: 200,
+    body: JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'tool_calls', ...extra }], usage: { prompt_tokens: 321, completion_tokens: 3 } }),
+  });
+
+  it('sends tools (tool_choice auto) and logprobs; returns tool calls, usage, finish reason, log-probs and token ids', async () => {
+    const model = await setup([
+      answer(
+        { content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] },
+        { logprobs: { content: [{ token: 'token_id:17', logprob: -0.5 }, { token: 'token_id:4', logprob: -1.25 }, { token: 'token_id:0', logprob: 0 }] } },
+      ),
+    ]);
+    const turn = await model.chat([{ role: 'user', content: 'fix it' }], { tools, logprobs: true, seed: 5, maxTokens: 99 });
+    expect(turn).toEqual({
+      content: '',
+      toolCalls: [{ id: 'call_1', name: 'bash', arguments: '{"command":"ls"}' }],
+      finishReason: 'tool_calls',
+      usage: { promptTokens: 321, completionTokens: 3 },
+      logprobs: [
+        { token: 'token_id:17', logprob: -0.5 },
+        { token: 'token_id:4', logprob: -1.25 },
+        { token: 'token_id:0', logprob: 0 },
+      ],
+      tokenIds: [17, 4, 0],
+    });
+    expect(server!.requests[0]!.body).toMatchObject({
+      tools: [{ type: 'function', function: tools[0] }],
+      tool_choice: 'auto',
+      logprobs: true,
+      seed: 5,
+      max_tokens: 99,
+    });
+  });
+
+  it('sends tool results back in wire format, unchanged', async () => {
+    const model = await setup([answer({ content: 'done' }, { finish_reason: 'stop' })]);
+    const messages = [
+      { role: 'user' as const, content: 'go' },
+      { role: 'assistant' as const, content: null, tool_calls: [{ id: 'c1', type: 'function' as const, function: { name: 'bash', arguments: '{"command": "ls' } }] },
+      { role: 'tool' as const, tool_call_id: 'c1', content: 'Error: malformed' },
+    ];
+    const turn = await model.chat(messages);
+    expect(turn.finishReason).toBe('stop');
+    expect(turn.toolCalls).toEqual([]);
+    expect(server!.requests[0]!.body.messages).toEqual(messages);
+    expect(server!.requests[0]!.body.tools).toBeUndefined();
+    expect(server!.requests[0]!.body.logprobs).toBeUndefined();
+  });
+
+  it('keeps malformed or missing parts for the harness to judge: no id, no name, object arguments, reasoning', async () => {
+    const model = await setup([
+      answer({
+        content: 'text',
+        reasoning_content: 'I should list files.',
+        tool_calls: [{ function: { name: 'bash', arguments: { command: 'ls' } } }, { id: 'x', function: { arguments: '{"a":' } }],
+      }),
+    ]);
+    const turn = await model.chat([{ role: 'user', content: 'go' }]);
+    expect(turn.reasoning).toBe('I should list files.');
+    expect(turn.toolCalls).toEqual([
+      { id: undefined, name: 'bash', arguments: '{"command":"ls"}' },
+      { id: 'x', name: undefined, arguments: '{"a":' },
+    ]);
+  });
+
+  it('token strings that are not token_id:N give log-probs without ids; no usage gives no usage', async () => {
+    const model = await setup([{ status: 200, body: JSON.stringify({ choices: [{ message: { content: 'hi' }, finish_reason: 'stop', logprobs: { content: [{ token: 'hi', logprob: -0.1 }] } }] }) }]);
+    const turn = await model.chat([{ role: 'user', content: 'go' }], { logprobs: true });
+    expect(turn).toEqual({ content: 'hi', toolCalls: [], finishReason: 'stop', logprobs: [{ token: 'hi', logprob: -0.1 }] });
+  });
+
+  it('retries and fails as complete() does: MODEL_UNAVAILABLE after the retries', async () => {
+    const model = await setup([{ status: 500 }, { status: 500 }], { maxRetries: 1 });
+    await expectFrognanoErrorAsync(() => model.chat([{ role: 'user', content: 'go' }], { tools }), 'MODEL_UNAVAILABLE', 'after 2 attempt(s)');
+  });
+  it('rejects empty messages', async () => {
+    const model = await setup([]);
+    await expectFrognanoErrorAsync(() => model.chat([]), 'EMPTY_INPUT', 'messages');
+  });
+  it('rejects an out-of-range temperature', async () => {
+    const model = await setup([]);
+    await expectFrognanoErrorAsync(() => model.chat([{ role: 'user', content: 'x' }], { temperature: 9 }), 'OUT_OF_RANGE', 'opts.temperature');
+  });
+});
