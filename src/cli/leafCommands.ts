@@ -32,6 +32,7 @@ const ROLLOUT_FLAGS: Readonly<Record<string, FlagSpec>> = {
   'max-tokens': { type: 'string', value: 'N', description: 'token limit of one reply; a reply cut by it ends the episode truncated' },
   'model-concurrency': { type: 'string', value: 'N', description: 'model requests in flight at most (default: --concurrency)' },
   logprobs: { type: 'boolean', description: 'record the sampled tokens\' log-probabilities on each assistant message' },
+  'token-ids': { type: 'boolean', description: 'with --logprobs, ask vLLM for token ids too (return_tokens_as_token_ids; other servers may refuse the field)' },
   'max-turns': { type: 'string', value: 'N', description: 'assistant turns per episode (default 150; a task\'s own limits win)' },
   'max-context-tokens': { type: 'string', value: 'N', description: 'context limit in tokens (default 131072)' },
   'max-seconds': { type: 'string', value: 'S', description: 'wall time of an episode (default 3600)' },
@@ -184,6 +185,7 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
   const concurrency = positiveInt(flags, 'concurrency') ?? 1;
   const seed = numberFlag(flags, 'seed');
   if (seed !== undefined && !Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got ${String(flags.seed)}`);
+  if (flags['token-ids'] && !flags.logprobs) throw new UsageError('--token-ids needs --logprobs');
   const window = positiveInt(flags, 'compaction-window');
   if (window !== undefined && flags['no-compaction']) throw new UsageError('--compaction-window and --no-compaction exclude each other');
   const limits = defined({
@@ -200,6 +202,7 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
         model: flags.model as string | undefined,
         concurrency: positiveInt(flags, 'model-concurrency') ?? concurrency,
         temperature: numberFlag(flags, 'temperature'),
+        extraBody: flags['token-ids'] ? { return_tokens_as_token_ids: true } : undefined,
       }),
     );
   } catch (e) {

@@ -115,7 +115,7 @@ describe.skipIf(!hasBwrap() || !hasPython())('frognano rollout / validate-tasks 
   it('G episodes per task to --out: every line carries reward (SPEC §1), advantage (§2 over its task) and findings; exit 0', async () => {
     const dir = await scratchDir();
     const out = join(dir, 'rollouts.jsonl');
-    const r = await frognano(['rollout', '--tasks', TASKS, '--group', '3', '--concurrency', '3', '--max-turns', '20', '--budget', '400', '--alpha', '0.25', '--logprobs', '--out', out], env);
+    const r = await frognano(['rollout', '--tasks', TASKS, '--group', '3', '--concurrency', '3', '--max-turns', '20', '--budget', '400', '--alpha', '0.25', '--logprobs', '--token-ids', '--out', out], env);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     const records = jsonLines(await readFile(out, 'utf8')) as RolloutRecord[];
@@ -137,6 +137,10 @@ describe.skipIf(!hasBwrap() || !hasPython())('frognano rollout / validate-tasks 
       }
     }
     expect(records.some((x) => x.hacking.some((f) => f.code === 'test-edit'))).toBe(true);
+    // --logprobs --token-ids: vLLM's return_tokens_as_token_ids is asked for, and ids are recorded per assistant message
+    expect(server.requests[server.requests.length - 1]!.body).toMatchObject({ logprobs: true, return_tokens_as_token_ids: true });
+    const assistant = records[0]!.messages.find((m) => m.role === 'assistant')!;
+    expect((assistant.tokenIds as number[]).length).toBe((assistant.logprobs as number[]).length);
     expect(r.stderr).toMatch(/frognano rollout: 24\/24 episodes, \d+ solved, \d+ truncated, 0 errors/);
   });
 
