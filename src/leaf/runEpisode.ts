@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { shouldCompact } from '../compaction/shouldCompact.js';
 import { validateCompactionConfig } from '../compaction/validateCompactionConfig.js';
 import { isFrognanoError } from '../errors/FrognanoError.js';
 import { functionSchema, parseOptions } from '../errors/validate.js';
@@ -281,7 +282,7 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
       else if (timeLeft() <= 0) termination = 'maxSeconds';
       if (termination !== null) break;
       const tokens = contextTokens();
-      if (compaction !== null && tokens >= compaction.rho * compaction.window) {
+      if (compaction !== null && shouldCompact({ historyTokens: tokens, window: compaction.window, rho: compaction.rho })) {
         const r = await compact(tokens);
         if (r === false) termination = 'maxContextTokens';
         else if (typeof r === 'string') termination = r;
