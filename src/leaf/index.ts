@@ -36,3 +36,5 @@ export type { RepoRoot, ResolvedPath } from './repoPath.js';
 export { readTool, writeTool, editTool, globTool } from './fileTools.js';
 export type { FileToolContext, ToolOutput } from './fileTools.js';
 export { globToRegExp } from './globPattern.js';
+export { renderLeafReport, summarizeLeafRecords } from './report.js';
+export type { LeafReportOptions, LeafRecordStats, LeafRecordsSummary, LeafTaskStats } from './report.js';
