@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
@@ -139,16 +139,30 @@ function nodePrefix(): string | null {
   return prefix === '/usr' || prefix === '/usr/local' || prefix === '/' ? null : prefix;
 }
 
-/** Processes currently owned by `uid` (RLIMIT_NPROC counts them all, in every namespace). */
+/**
+ * Processes currently owned by `uid` (RLIMIT_NPROC counts them all, in every
+ * namespace), from the owners of `/proc/<pid>` (about 6 µs a process). The count
+ * is cached for 250 ms: it only sets how far above the user's current processes
+ * the limit sits, and concurrent episodes would otherwise each rescan /proc.
+ */
+const countCache = new Map<number, { at: number; n: number }>();
 function processCount(uid: number): number {
+  const now = performance.now();
+  const hit = countCache.get(uid);
+  if (hit && now - hit.at < 250) return hit.n;
+  const n = countUserProcesses(uid);
+  countCache.set(uid, { at: now, n });
+  return n;
+}
+
+/** Processes owned by `uid` now (the owners of `/proc/<pid>`), uncached. @internal */
+export function countUserProcesses(uid: number): number {
   let n = 0;
   try {
     for (const d of readdirSync('/proc')) {
-      if (!/^\d+$/.test(d)) continue;
+      if (d.charCodeAt(0) < 48 || d.charCodeAt(0) > 57) continue;
       try {
-        const status = readFileSync(`/proc/${d}/status`, 'utf8');
-        const m = /^Uid:\s+(\d+)/m.exec(status);
-        if (m && Number(m[1]) === uid) n++;
+        if (statSync(`/proc/${d}`).uid === uid) n++;
       } catch {
         // the process ended meanwhile
       }
@@ -247,11 +261,12 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
   };
 }
 
-/** The in-sandbox preamble: limits, stderr onto stdout, then the command in a fresh bash. */
+/** The in-sandbox preamble: limits, stderr onto stdout, then the command. */
 function wrapper(o: z.output<typeof SandboxOptionsSchema>, nproc: number): string {
   const limits = [`ulimit -v ${o.memoryMB * 1024}`, `ulimit -f ${o.maxFileMB * 2048}`];
   if (nproc > 0) limits.push(`ulimit -u ${nproc}`);
-  return `${limits.join('; ')}; exec 2>&1 </dev/null; exec /bin/bash -c "$1"`;
+  // the command runs in this shell (eval), not a second bash: one process start less per call
+  return `${limits.join('; ')}; exec 2>&1 </dev/null; __leaf_cmd=$1; set --; eval "$__leaf_cmd"`;
 }
 
 function runProcess(
