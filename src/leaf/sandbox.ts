@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
@@ -173,6 +173,53 @@ export function countUserProcesses(uid: number): number {
   return n;
 }
 
+/** The pids whose command line contains `token` (a bwrap and the copy of itself it forks before the sandbox starts). */
+function pidsWithArgument(token: string): number[] {
+  const out: number[] = [];
+  try {
+    for (const d of readdirSync('/proc')) {
+      if (d.charCodeAt(0) < 48 || d.charCodeAt(0) > 57) continue;
+      try {
+        if (readFileSync(`/proc/${d}/cmdline`, 'latin1').includes(token)) out.push(Number(d));
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+  } catch {
+    return [];
+  }
+  return out;
+}
+
+let callCounter = 0;
+
+/** The pids of `root`'s descendants (from the parent links in `/proc/<pid>/stat`), parents before children. */
+function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  try {
+    for (const d of readdirSync('/proc')) {
+      if (d.charCodeAt(0) < 48 || d.charCodeAt(0) > 57) continue;
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        const list = children.get(ppid);
+        if (list) list.push(Number(d));
+        else children.set(ppid, [Number(d)]);
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (let i = -1, pid = root; ; pid = out[++i]!) {
+    out.push(...(children.get(pid) ?? []));
+    if (i + 1 >= out.length) break;
+  }
+  return out;
+}
+
 /** Keeps the head and tail of a long output with a note in between. */
 export function capOutput(text: string, maxChars: number, killedNote = ''): { text: string; truncated: boolean } {
   if (text.length <= maxChars) return { text: killedNote ? `${text}${killedNote}` : text, truncated: killedNote !== '' };
@@ -255,8 +302,10 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
     owner,
     run(hostRepo, command, r) {
       const nproc = processCount(uid) + o.maxProcesses;
-      const args = [...base, '--bind', hostRepo, SANDBOX_REPO_ROOT, '--chdir', SANDBOX_REPO_ROOT, '--', '/bin/bash', '-c', wrapper(o, nproc), 'leaf-sandbox', command];
-      return runProcess(bwrap, args, hostRepo, o, r, owner ?? undefined);
+      // a token naming this call in the argv: a kill finds every process of the call by it (see runProcess)
+      const token = `leaf-call-${process.pid}-${++callCounter}-${Math.random().toString(36).slice(2, 10)}`;
+      const args = [...base, '--setenv', 'LEAF_CALL', token, '--bind', hostRepo, SANDBOX_REPO_ROOT, '--chdir', SANDBOX_REPO_ROOT, '--', '/bin/bash', '-c', wrapper(o, nproc), 'leaf-sandbox', command];
+      return runProcess(bwrap, args, hostRepo, o, r, owner ?? undefined, token);
     },
   };
 }
@@ -276,6 +325,7 @@ function runProcess(
   o: z.output<typeof SandboxOptionsSchema>,
   r: RunOptions,
   owner: { uid: number; gid: number } | undefined,
+  token?: string,
 ): Promise<CommandResult> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
@@ -294,13 +344,35 @@ function runProcess(
     let aborted = false;
     let outputLimitKilled = false;
     let setupError = '';
-    const kill = (): void => {
-      try {
-        if (unsafe && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-        else child.kill('SIGKILL');
-      } catch {
-        // already gone
+    let killed = false;
+    let exited = false;
+    const signal = (pids: Iterable<number>): void => {
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
       }
+    };
+    // bwrap forks a copy of itself that becomes the sandbox's pid 1 (killing it ends the
+    // namespace); killed during start-up, before --die-with-parent is armed, that copy would wait
+    // forever for its dead parent. Every process of the call carries the call's token in its argv
+    // (until the sandbox execs), and the rest descends from one that does.
+    const callTree = (roots: number[]): Set<number> => new Set([...roots, ...roots.flatMap(descendants)]);
+    const killGroup = (): void => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // no group left
+      }
+    };
+    /** Kills the running call: its whole tree (bwrap) or process group (unsafe). */
+    const kill = (): void => {
+      if (child.pid === undefined || exited) return;
+      killed = true;
+      if (unsafe) return killGroup();
+      signal(callTree([child.pid, ...(token === undefined ? [] : pidsWithArgument(token))]));
     };
     const onData = (b: Buffer): void => {
       bytes += b.length;
@@ -331,9 +403,20 @@ function runProcess(
       r.signal?.removeEventListener('abort', onAbort);
       reject(new FrognanoError(ErrorCode.SANDBOX_UNAVAILABLE, `cannot start ${file}: ${e.message}`, { fn: 'sandbox.run' }));
     });
-    // Unsafe mode: background processes of the call share its process group; end them with it
-    // (with bwrap the pid namespace ends with the command and takes them along).
-    if (unsafe) child.on('exit', kill);
+    child.on('exit', () => {
+      // Unsafe mode: background processes of the call share its process group; end them with it
+      // (with bwrap the pid namespace ends with the command and takes them along).
+      // A killed bwrap call: sweep once more for a copy forked after the first sweep.
+      // After the exit, bwrap's own pid is never signalled again: it may belong to another process.
+      if (unsafe) killGroup();
+      else if (killed && token !== undefined) signal(callTree(pidsWithArgument(token))); // a copy forked after the kill
+      exited = true;
+      // A killed call whose pipes stay open (a survivor holding them) must still return.
+      if (killed) setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, 1000).unref();
+    });
     child.on('close', (code) => {
       clearTimeout(timer);
       r.signal?.removeEventListener('abort', onAbort);

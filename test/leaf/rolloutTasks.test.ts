@@ -2,6 +2,7 @@
  * rolloutTasks (SPEC §12): groups of episodes -> rewards (§1), advantages (§2),
  * rule-funnel findings (§10); failures recorded, never dropped; abort stops cleanly.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { groupAdvantages } from '../../src/advantage/groupAdvantages.js';
 import { episodeSeed, type RolloutProgress, type RolloutRecord, rolloutTasks } from '../../src/leaf/rolloutTasks.js';
@@ -117,6 +118,10 @@ describe.skipIf(!hasBwrap())('rolloutTasks', () => {
     expect(performance.now() - t0).toBeLessThan(5000);
     expect(summary.stopped).toBe(true);
     expect(out).toEqual([]);
+    // nothing of the killed calls survives, not even a bwrap killed during its start-up
+    await new Promise((r) => setTimeout(r, 100));
+    const left = readdirSync('/proc').filter((d) => /^\d+$/.test(d) && (() => { try { return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('leaf-sandbox'); } catch { return false; } })());
+    expect(left).toEqual([]);
   });
 
   it('a failing sink stops the run and its error is thrown', async () => {
