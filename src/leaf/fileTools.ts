@@ -49,7 +49,7 @@ async function mkdirs(ctx: FileToolContext, dir: string): Promise<void> {
 /** Writes `data` to the resolved host path without following a link at the last step. */
 async function writeNoFollow(ctx: FileToolContext, host: string, data: string): Promise<void> {
   await mkdirs(ctx, dirname(host));
-  const fh = await open(host, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  const fh = await open(host, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
   try {
     await fh.writeFile(data, 'utf8');
     if (ctx.owner) await fh.chown(ctx.owner.uid, ctx.owner.gid);
