@@ -25,10 +25,17 @@ function safeRelative(p: string): string | null {
  *
  * @returns the relative paths written or deleted
  * @throws FrognanoError `INVALID_TYPE` when the text is not a diff or a path leaves `dir`;
- *   `OUT_OF_RANGE` when a hunk does not apply (naming the file)
+ *   `OUT_OF_RANGE` when a hunk does not apply, or for a binary change (`Binary files ... differ`:
+ *   a text diff does not carry the bytes), naming the file
  */
 export async function applyUnifiedDiff(dir: string, patch: string): Promise<string[]> {
   const fn = 'applyUnifiedDiff';
+  // A text diff only says a binary file changed, not how: refuse, as `git apply` does without its full index
+  const binary = /^Binary files (\S+) and (\S+) differ$|^GIT binary patch$/m.exec(patch);
+  if (binary) {
+    const path = patchPath(binary[2] === '/dev/null' ? binary[1] : binary[2]) ?? 'a file';
+    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `the patch has a binary change to ${path}, which a text diff cannot carry; apply it another way`, { fn, field: 'patch' });
+  }
   let files;
   try {
     files = parsePatch(patch);

@@ -1,7 +1,7 @@
 import { lchown, lstat, mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { globToRegExp } from './globPattern.js';
+import { compileGlob } from './globPattern.js';
 import { isBinary } from './repoDiff.js';
 import { type RepoRoot, resolveRepoPath } from './repoPath.js';
 
@@ -128,8 +128,8 @@ export async function editTool(ctx: FileToolContext, args: { file_path: string; 
 
 /** `glob { pattern, path? }`: files below `path` (default the repo root) matching `pattern`, newest first. */
 export async function globTool(ctx: FileToolContext, args: { pattern: string; path?: string }): Promise<ToolOutput> {
-  const re = globToRegExp(args.pattern);
-  if (re === null) return err(`invalid glob pattern ${JSON.stringify(args.pattern.slice(0, 100))}`);
+  const matches = compileGlob(args.pattern);
+  if (matches === null) return err(`invalid glob pattern ${JSON.stringify(args.pattern.slice(0, 100))}`);
   const r = await resolveRepoPath(ctx.root, args.path ?? '.');
   if (!r.ok) return err(r.reason);
   if (!r.exists) return err(`${args.path} does not exist`);
@@ -141,7 +141,7 @@ export async function globTool(ctx: FileToolContext, args: { pattern: string; pa
       const p = rel === '' ? e.name : `${rel}/${e.name}`;
       if (e.isDirectory()) {
         if (e.name !== '.git' && e.name !== 'node_modules') await walk(p);
-      } else if (re.test(p)) {
+      } else if (matches(p)) {
         const st = await lstat(join(r.host, p));
         found.push({ rel: p, mtime: st.mtimeMs });
       }

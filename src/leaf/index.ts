@@ -35,6 +35,7 @@ export { resolveRepoPath } from './repoPath.js';
 export type { RepoRoot, ResolvedPath } from './repoPath.js';
 export { readTool, writeTool, editTool, globTool } from './fileTools.js';
 export type { FileToolContext, ToolOutput } from './fileTools.js';
-export { globToRegExp } from './globPattern.js';
+export { compileGlob } from './globPattern.js';
+export type { GlobMatcher } from './globPattern.js';
 export { renderLeafReport, summarizeLeafRecords } from './report.js';
 export type { LeafReportOptions, LeafRecordStats, LeafRecordsSummary, LeafTaskStats } from './report.js';

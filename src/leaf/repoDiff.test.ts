@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, cp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
@@ -333,16 +334,17 @@ describe('applyUnifiedDiff', () => {
     const c = await tree({ x: 'x\n' });
     await expectFrognanoErrorAsync(() => applyUnifiedDiff(c, 'diff --git a/x b/x\nold mode 100644\nnew mode 100755\n'), 'INVALID_TYPE', 'changes no file');
   });
-  // KNOWN GAP (reported): binary sections are not refused. `Binary files /dev/null and b/y differ`
-  // with `new file mode` creates an EMPTY y, and a changed binary file is silently skipped;
-  // `git apply` refuses both ("cannot apply binary patch ... without full index line").
-  it.fails('a binary section is refused rather than applied as an empty file', async () => {
+  // A binary section is refused (a text diff does not carry the bytes), as `git apply` refuses it.
+  it('a binary section is refused rather than applied as an empty file', async () => {
     const c = await tree({});
     await expectFrognanoErrorAsync(
       () => applyUnifiedDiff(c, 'diff --git a/y b/y\nnew file mode 100644\nBinary files /dev/null and b/y differ\n'),
       'OUT_OF_RANGE',
-      'y',
+      'binary change to y',
     );
+    expect(existsSync(join(c, 'y'))).toBe(false);
+    const d = await tree({ z: 'a\0b' });
+    await expectFrognanoErrorAsync(() => applyUnifiedDiff(d, 'diff --git a/z b/z\nBinary files a/z and b/z differ\n'), 'OUT_OF_RANGE', 'binary change to z');
   });
 });
 

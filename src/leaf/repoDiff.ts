@@ -87,7 +87,9 @@ export interface DiffTreesOptions {
  * `Binary files ... differ`) that turns the tree `before` into the tree `after`,
  * files in path order. `.git`, `.hg` and `.svn` folders are skipped, and so are
  * the `exclude` paths (the hidden test files, SPEC §12). An unchanged tree gives `''`.
- * The result applies with `git apply` and with {@link applyUnifiedDiff}.
+ * The result applies with `git apply` and with {@link applyUnifiedDiff}, except a
+ * binary change, which is only noted (`Binary files a/P and b/P differ`, as `git diff`
+ * without `--binary`): both refuse to apply that.
  *
  * @param before - the task's original repository
  * @param after - the episode's repository copy
