@@ -89,8 +89,8 @@ export async function readTool(ctx: FileToolContext, args: { file_path: string; 
     const line = l.length > READ_MAX_LINE ? `${l.slice(0, READ_MAX_LINE)}[... line cut ...]` : l;
     return `${String(from + i).padStart(6)}\t${line}`;
   });
-  const more = from - 1 + limit < lines.length ? `\n[... ${lines.length - (from - 1 + limit)} more lines; read with offset ${from + limit} ...]` : '';
-  return ok(cap(shown.join('\n') + more, ctx.maxOutputChars));
+  const more = from - 1 + limit < lines.length ? `[... ${lines.length - (from - 1 + limit)} more lines; read with offset ${from + limit} ...]` : '';
+  return ok(cap([...shown, ...(more ? [more] : [])].join('\n'), ctx.maxOutputChars));
 }
 
 /** `write { file_path, content }`: creates or replaces the file (and its folders). */

@@ -39,7 +39,9 @@ function toRelative(root: RepoRoot, p: string): string[] | null {
 /**
  * Resolves a file-tool path (FrogNano §2 tools; SPEC §12) inside the repo copy
  * only: a relative path, or an absolute one under `/repo` (the sandbox's view of
- * the copy). Symbolic links are followed component by component as the
+ * the copy). The `..` written in the path are resolved first, by name (as a
+ * shell's `cd` does, so `link/../a` is `a` even when `link` points into a
+ * folder); then symbolic links are followed component by component as the
  * sandbox would see them (an absolute target `/repo/x` is the copy's `x`); a
  * path that leaves the copy at any step (`..` past the root, an absolute path
  * elsewhere, a link to `/etc`, a link chain over 40) is refused and nothing is
@@ -50,7 +52,7 @@ export async function resolveRepoPath(root: RepoRoot, path: string): Promise<Res
   if (typeof path !== 'string' || path.trim() === '') return { ok: false, reason: 'the path is empty' };
   if (path.includes('\0')) return { ok: false, reason: 'the path contains a NUL byte' };
   const outside = { ok: false as const, reason: `${path} is outside the repository (${SANDBOX_REPO_ROOT}); file tools only work inside it` };
-  const start = toRelative(root, path.trim());
+  const start = toRelative(root, path.trim()); // blanks around a path are a model's slip, not a file name
   if (start === null) return outside;
   const pending = [...start];
   const done: string[] = [];

@@ -34,12 +34,19 @@ export type LeafLimits = z.input<typeof LeafLimitsSchema>;
 /** Limits with every field resolved. */
 export type ResolvedLeafLimits = { [K in keyof typeof DEFAULT_LEAF_LIMITS]: number };
 
-/** A relative path that stays inside the repository (no `..` past the root, not absolute). */
-const RepoRelativePath = z.string().refine((p) => {
+/** Whether a hidden-file path is relative and stays inside the repository (no `..` past the root, not absolute, not under `.git`). */
+function isRepoRelative(p: string): boolean {
   if (p === '' || p.startsWith('/') || p.includes('\0') || p.includes('\\')) return false;
   const n = posix.normalize(p);
   return n !== '.' && n !== '..' && !n.startsWith('../') && !n.split('/').includes('.git');
-}, 'must be a relative path inside the repository (no .., not absolute, not under .git)');
+}
+
+/** Hidden test files: path -> content, every path inside the repository (the error names the path). */
+const HiddenFiles = z.record(z.string(), z.string()).superRefine((files, ctx) => {
+  for (const p of Object.keys(files)) {
+    if (!isRepoRelative(p)) ctx.addIssue({ code: 'custom', path: [p], message: `${JSON.stringify(p)} must be a relative path inside the repository (no .., not absolute, not under .git)`, params: { code: ErrorCode.INVALID_TYPE } });
+  }
+});
 
 /** One task record (SPEC §12): a line of the tasks JSONL file. Unknown fields are kept. */
 export const LeafTaskSchema = z.looseObject({
@@ -55,7 +62,7 @@ export const LeafTaskSchema = z.looseObject({
       /** Shell command run in the repo root inside the sandbox; exit 0 = success. */
       command: z.string().min(1),
       /** Hidden test files (path relative to the repo -> content), absent during the episode, written before grading. */
-      files: z.record(RepoRelativePath, z.string()).optional(),
+      files: HiddenFiles.optional(),
     })
     .strict(),
   /** Unified diff of a reference solution (used by `validate-tasks`). */
