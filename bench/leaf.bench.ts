@@ -32,7 +32,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createSandbox, createWorkspace, findBwrap, loadLeafTasks, rolloutTasks, type RolloutRecord, type Sandbox } from '../src/leaf/index.js';
-import { countUserProcesses } from '../src/leaf/sandbox.js';
+import { countUserProcesses } from '../src/leaf/processes.js';
 import { openAiChatModel } from '../src/llm/index.js';
 import { type ScriptedBehaviour, startScriptedLeafModel } from '../examples/leaf/scriptedModel.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../schema/trajectory.js';
-import { escapeHtml, renderLeafReport, summarizeLeafRecords } from './report.js';
+import {escapeHtml, renderLeafReport} from './report.js';
+import { summarizeLeafRecords } from './summarizeLeafRecords.js';
 import type { RolloutRecord } from './rolloutTasks.js';
 
 // ---------------------------------------------------------------- hand-built records

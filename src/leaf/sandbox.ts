@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readlinkSync, statSync } from 'node:fs';
+import { descendants, pidsWithArgument, processCount } from './processes.js';
 import { delimiter, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
@@ -139,86 +140,7 @@ function nodePrefix(): string | null {
   return prefix === '/usr' || prefix === '/usr/local' || prefix === '/' ? null : prefix;
 }
 
-/**
- * Processes currently owned by `uid` (RLIMIT_NPROC counts them all, in every
- * namespace), from the owners of `/proc/<pid>` (about 6 µs a process). The count
- * is cached for 250 ms: it only sets how far above the user's current processes
- * the limit sits, and concurrent episodes would otherwise each rescan /proc.
- */
-const countCache = new Map<number, { at: number; n: number }>();
-function processCount(uid: number): number {
-  const now = performance.now();
-  const hit = countCache.get(uid);
-  if (hit && now - hit.at < 250) return hit.n;
-  const n = countUserProcesses(uid);
-  countCache.set(uid, { at: now, n });
-  return n;
-}
-
-/** Processes owned by `uid` now (the owners of `/proc/<pid>`), uncached. @internal */
-export function countUserProcesses(uid: number): number {
-  let n = 0;
-  try {
-    for (const d of readdirSync('/proc')) {
-      if (d.charCodeAt(0) < 48 || d.charCodeAt(0) > 57) continue;
-      try {
-        if (statSync(`/proc/${d}`).uid === uid) n++;
-      } catch {
-        // the process ended meanwhile
-      }
-    }
-  } catch {
-    return 0;
-  }
-  return n;
-}
-
-/** The pids whose command line contains `token` (a bwrap and the copy of itself it forks before the sandbox starts). */
-function pidsWithArgument(token: string): number[] {
-  const out: number[] = [];
-  try {
-    for (const d of readdirSync('/proc')) {
-      if (d.charCodeAt(0) < 48 || d.charCodeAt(0) > 57) continue;
-      try {
-        if (readFileSync(`/proc/${d}/cmdline`, 'latin1').includes(token)) out.push(Number(d));
-      } catch {
-        // the process ended meanwhile
-      }
-    }
-  } catch {
-    return [];
-  }
-  return out;
-}
-
 let callCounter = 0;
-
-/** The pids of `root`'s descendants (from the parent links in `/proc/<pid>/stat`), parents before children. */
-function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  try {
-    for (const d of readdirSync('/proc')) {
-      if (d.charCodeAt(0) < 48 || d.charCodeAt(0) > 57) continue;
-      try {
-        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        const list = children.get(ppid);
-        if (list) list.push(Number(d));
-        else children.set(ppid, [Number(d)]);
-      } catch {
-        // the process ended meanwhile
-      }
-    }
-  } catch {
-    return [];
-  }
-  const out: number[] = [];
-  for (let i = -1, pid = root; ; pid = out[++i]!) {
-    out.push(...(children.get(pid) ?? []));
-    if (i + 1 >= out.length) break;
-  }
-  return out;
-}
 
 /** Keeps the head and tail of a long output with a note in between. */
 export function capOutput(text: string, maxChars: number, killedNote = ''): { text: string; truncated: boolean } {
