@@ -437,3 +437,16 @@ describe('diffTrees + applyUnifiedDiff round trip (property)', () => {
     expect((await diffTrees(g, b))).toBe('');
   });
 });
+
+describe('diffTrees: large files', () => {
+  it('a file over 8 MiB is compared by digest and diffed as binary, whatever its content', async () => {
+    const big = 'line\n'.repeat(2 * 1024 * 1024); // 10 MiB of text
+    const a = await scratchDir();
+    const b = await scratchDir();
+    await writeFile(join(a, 'big.txt'), big);
+    await writeFile(join(b, 'big.txt'), big);
+    expect(await diffTrees(a, b)).toBe('');
+    await writeFile(join(b, 'big.txt'), `${big}more\n`);
+    expect(await diffTrees(a, b)).toBe('diff --git a/big.txt b/big.txt\nBinary files a/big.txt and b/big.txt differ\n');
+  });
+});

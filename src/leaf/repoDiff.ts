@@ -1,9 +1,20 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { formatPatch, structuredPatch } from 'diff';
 
-/** One entry of a tree snapshot: a regular file's bytes, or a symbolic link's target. */
-type Entry = { kind: 'file'; data: Buffer; mode: string } | { kind: 'link'; target: string };
+/** One entry of a tree snapshot: a regular file's bytes (or, past 8 MiB, its digest), or a symbolic link's target. */
+type Entry = { kind: 'file'; data: Buffer; mode: string; digest?: string } | { kind: 'link'; target: string };
+
+/** Files larger than this are compared by digest and diffed as binary, never read whole into memory. */
+const MAX_TEXT_BYTES = 8 * 1024 * 1024;
+
+async function digestOf(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
 
 /** Folders never diffed: version-control metadata is not part of the agent's change. */
 const SKIP_DIRS = new Set(['.git', '.hg', '.svn']);
@@ -27,7 +38,9 @@ export async function snapshotTree(root: string): Promise<Map<string, Entry>> {
         out.set(p, { kind: 'link', target: await readlink(join(root, p)) });
       } else if (e.isFile()) {
         const st = await lstat(join(root, p));
-        out.set(p, { kind: 'file', data: await readFile(join(root, p)), mode: st.mode & 0o111 ? '100755' : '100644' });
+        const mode = st.mode & 0o111 ? '100755' : '100644';
+        if (st.size > MAX_TEXT_BYTES) out.set(p, { kind: 'file', data: Buffer.from([0]), mode, digest: `${st.size}:${await digestOf(join(root, p))}` });
+        else out.set(p, { kind: 'file', data: await readFile(join(root, p)), mode });
       }
       // sockets, FIFOs and devices are not repository content
     }
@@ -48,7 +61,8 @@ function entryText(e: Entry): string {
 function sameEntry(a: Entry, b: Entry): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === 'link') return a.target === (b as { target: string }).target;
-  const bf = b as { data: Buffer; mode: string };
+  const bf = b as { data: Buffer; mode: string; digest?: string };
+  if (a.digest !== undefined || bf.digest !== undefined) return a.mode === bf.mode && a.digest === bf.digest;
   return a.mode === bf.mode && a.data.equals(bf.data);
 }
 
@@ -84,7 +98,8 @@ export interface DiffTreesOptions {
 /**
  * The unified diff (git style: `diff --git a/P b/P`, `new file mode`,
  * `deleted file mode`, `---`/`+++`, hunks with 3 lines of context,
- * `Binary files ... differ`) that turns the tree `before` into the tree `after`,
+ * `Binary files ... differ`, also for files over 8 MiB, which are compared by a
+ * streamed SHA-256 and never read whole) that turns the tree `before` into the tree `after`,
  * files in path order. `.git`, `.hg` and `.svn` folders are skipped, and so are
  * the `exclude` paths (the hidden test files, SPEC §12). An unchanged tree gives `''`.
  * The result applies with `git apply` and with {@link applyUnifiedDiff}, except a
