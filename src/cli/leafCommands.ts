@@ -2,7 +2,8 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import { FrognanoError, isFrognanoError } from '../errors/FrognanoError.js';
-import { createSandbox, type LoadedLeafTask, loadLeafTasks, rolloutTasks, type RolloutProgress, type Sandbox, validateLeafTask } from '../leaf/index.js';
+import { validateCompactionConfig } from '../compaction/index.js';
+import { createSandbox, LeafLimitsSchema, type LoadedLeafTask, loadLeafTasks, resolveLimits, rolloutTasks, type RolloutProgress, type Sandbox, validateLeafTask } from '../leaf/index.js';
 import { openAiChatModel } from '../llm/openAiChatModel.js';
 import type { CliIo } from './cli.js';
 import { parseFlags } from './cli.js';
@@ -210,6 +211,19 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
     throw e;
   }
   const { tasks, sandbox } = await setup(flags);
+  // settings that no episode could run under are bad usage, before anything runs
+  const parsedLimits = LeafLimitsSchema.safeParse(limits);
+  if (!parsedLimits.success) {
+    const issue = parsedLimits.error.issues[0]!;
+    const flag = String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    throw new UsageError(`--${flag}: ${issue.message}`);
+  }
+  try {
+    if (window !== undefined) for (const t of tasks) validateCompactionConfig({ window, maxContext: resolveLimits(t.limits, limits).maxContextTokens });
+  } catch (e) {
+    if (e instanceof FrognanoError) throw new UsageError(e.message.replace(/^[A-Za-z]+: /, '').replace('config.window', '--compaction-window').replace('config.maxContext', 'the context limit'));
+    throw e;
+  }
   if (sandbox.kind === 'none') io.stderr.write('frognano rollout: WARNING: --unsafe-no-sandbox: the model\'s commands run on this machine without isolation\n');
 
   let out: WriteStream | null = null;
@@ -223,6 +237,12 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
     });
   }
   const sink = out ?? io.stdout;
+  // a reader that went away (`| head`) ends the run quietly, as for the other subcommands
+  let closed = false;
+  const onSinkError = (e: NodeJS.ErrnoException): void => {
+    if (e.code === 'EPIPE') closed = true;
+  };
+  sink.on('error', onSinkError);
   const write = (text: string): Promise<void> =>
     new Promise((resolve, reject) => {
       sink.write(text, (e) => (e ? reject(e) : resolve()));
@@ -231,7 +251,9 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
   const mode = flags['no-progress'] ? 'none' : flags.progress === true || io.stderr.isTTY === true ? 'bar' : 'lines';
   const t0 = performance.now();
   let last = 0;
-  const { value: summary, interrupted } = await withSignals((signal) =>
+  let outcome;
+  try {
+    outcome = await withSignals((signal) =>
     sandboxUsage(rolloutTasks(tasks, {
       model,
       sandbox,
@@ -261,7 +283,14 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
         }
       },
     })),
-  );
+    );
+  } catch (e) {
+    if (closed || (e as NodeJS.ErrnoException).code === 'EPIPE') return ExitCode.OK;
+    throw e;
+  } finally {
+    sink.off('error', onSinkError);
+  }
+  const { value: summary, interrupted } = outcome;
   if (out) {
     out.end();
     await finished(out);

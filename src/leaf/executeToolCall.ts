@@ -1,3 +1,4 @@
+import { isFrognanoError } from '../errors/FrognanoError.js';
 import { LeafToolArgumentSchemas, LEAF_TOOLS, type LeafTool } from '../schema/trajectory.js';
 import { editTool, type FileToolContext, globTool, readTool, type ToolOutput, writeTool } from './fileTools.js';
 import type { Sandbox } from './sandbox.js';
@@ -59,6 +60,7 @@ export async function executeToolCall(ctx: ToolRunContext, name: string, args: R
       case 'bash': {
         const { command } = parsed.data as { command: string };
         if (command.trim() === '') return done({ content: 'Error: the command is empty', isError: true });
+        if (command.includes('\0')) return done({ content: 'Error: the command contains a NUL character', isError: true });
         const r = await ctx.sandbox.run(ctx.root.host, command, { timeoutMs: ctx.commandTimeoutMs, signal: ctx.signal });
         if (r.timedOut) {
           const secs = Math.round(ctx.commandTimeoutMs / 100) / 10;
@@ -70,8 +72,10 @@ export async function executeToolCall(ctx: ToolRunContext, name: string, args: R
       }
     }
   } catch (e) {
+    // a sandbox that cannot run is the harness's failure, not the agent's: it stops the run
+    if (isFrognanoError(e, 'SANDBOX_UNAVAILABLE') || !(e instanceof Error)) throw e;
+    // anything else the call provoked (a file-system error on a path the agent made) is its result
     const code = (e as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return done({ content: `Error: ${name} failed: ${code} (${(e as Error).message})`, isError: true });
-    throw e;
+    return done({ content: `Error: ${name} failed: ${typeof code === 'string' ? `${code} (${e.message})` : e.message}`, isError: true });
   }
 }

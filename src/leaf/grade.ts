@@ -39,8 +39,10 @@ export async function writeHiddenFiles(repo: string, files: Readonly<Record<stri
 
 /** The grading of an episode's repository. */
 export interface Grading {
-  /** Unified diff of the agent's change (hidden files excluded). */
+  /** Unified diff of the agent's change (hidden files excluded); `''` when it could not be taken (see `diffError`). */
   diff: string;
+  /** Why the diff could not be taken (a tree the agent made unreadable); the tests ran all the same. */
+  diffError?: string;
   /** `tests.command` exited 0. */
   success: boolean;
   /** The test command's result (output capped). */
@@ -55,8 +57,14 @@ export interface Grading {
  */
 export async function gradeRepo(task: LeafTask & { repoDir: string }, repo: string, sandbox: Sandbox, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<Grading> {
   const hidden = task.tests.files ?? {};
-  const diff = await diffTrees(task.repoDir, repo, { exclude: Object.keys(hidden) });
+  let diff = '';
+  let diffError: string | undefined;
+  try {
+    diff = await diffTrees(task.repoDir, repo, { exclude: Object.keys(hidden) });
+  } catch (e) {
+    diffError = e instanceof Error ? e.message : String(e);
+  }
   await writeHiddenFiles(repo, hidden, sandbox.owner);
   const run = await sandbox.run(repo, task.tests.command, { timeoutMs: opts.timeoutMs, signal: opts.signal });
-  return { diff, success: run.exitCode === 0, run };
+  return { diff, success: run.exitCode === 0, run, ...(diffError !== undefined ? { diffError } : {}) };
 }

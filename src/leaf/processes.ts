@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 
 // The process bookkeeping of the Leaf sandbox, read from /proc: how many processes a uid has
 // (the base of the `ulimit -u` limit), and which processes belong to a call (to kill all of
@@ -80,6 +80,39 @@ export function descendants(root: number): number[] {
   for (let i = -1, pid = root; ; pid = out[++i]!) {
     out.push(...(children.get(pid) ?? []));
     if (i + 1 >= out.length) break;
+  }
+  return out;
+}
+
+/** The pid namespace of a process (`pid:[4026532...]`), or null when it is gone. @internal */
+export function pidNamespaceOf(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/pid`);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The pids living in the pid namespace `ns` (as {@link pidNamespaceOf} names it),
+ * looking only at processes owned by `uid` when given. A process cannot leave
+ * its pid namespace nor forge this link, so this finds every process a sandboxed
+ * call left behind, whatever it did to its name, session or parent. @internal
+ */
+export function pidsInNamespace(ns: string, uid?: number): number[] {
+  const out: number[] = [];
+  try {
+    for (const d of readdirSync('/proc')) {
+      if (d.charCodeAt(0) < 48 || d.charCodeAt(0) > 57) continue;
+      try {
+        if (uid !== undefined && statSync(`/proc/${d}`).uid !== uid) continue;
+        if (readlinkSync(`/proc/${d}/ns/pid`) === ns) out.push(Number(d));
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+  } catch {
+    return [];
   }
   return out;
 }

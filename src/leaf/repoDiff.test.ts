@@ -250,8 +250,8 @@ describe('isBinary and snapshotTree', () => {
     await symlink('a', join(d, 'l'));
     const s = await snapshotTree(d);
     expect([...s.keys()].sort()).toEqual(['a', 'l', 'x/b.sh']);
-    expect(s.get('a')).toEqual({ kind: 'file', data: Buffer.from('A'), mode: '100644' });
-    expect(s.get('x/b.sh')).toEqual({ kind: 'file', data: Buffer.from('B'), mode: '100755' });
+    expect(s.get('a')).toEqual({ kind: 'file', host: Buffer.from(join(d, 'a')), size: 1, mode: '100644' });
+    expect(s.get('x/b.sh')).toEqual({ kind: 'file', host: Buffer.from(join(d, 'x/b.sh')), size: 1, mode: '100755' });
     expect(s.get('l')).toEqual({ kind: 'link', target: 'a' });
   });
   it('snapshotTree of a missing folder is empty', async () => {
@@ -435,6 +435,29 @@ describe('diffTrees + applyUnifiedDiff round trip (property)', () => {
     expect(r).toEqual({ status: 0, stderr: '' });
     expect(await readTree(g)).toEqual(await readTree(b));
     expect((await diffTrees(g, b))).toBe('');
+  });
+});
+
+describe('diffTrees: hostile trees', () => {
+  it('a fully rewritten file of 20,000 lines diffs within the time limit, as one whole-file hunk if need be', async () => {
+    const a = await tree({ 'big.txt': Array.from({ length: 20_000 }, (_, i) => `old line ${i}`).join('\n') + '\n' });
+    const b = await tree({ 'big.txt': Array.from({ length: 20_000 }, (_, i) => `new ${i} line`).join('\n') + '\n' });
+    const t0 = performance.now();
+    const d = await diffTrees(a, b);
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    expect(d.startsWith('diff --git a/big.txt b/big.txt\n--- a/big.txt\n+++ b/big.txt\n@@ -1,20000 +1,20000 @@\n-old line 0\n')).toBe(true);
+    const c = await scratchDir();
+    await cp(a, c, { recursive: true });
+    await applyUnifiedDiff(c, d);
+    expect(await readFile(join(c, 'big.txt'), 'utf8')).toBe(await readFile(join(b, 'big.txt'), 'utf8'));
+  });
+  it('a file name that is not UTF-8 is found, not a crash', async () => {
+    const a = await tree({});
+    const b = await tree({});
+    await writeFile(Buffer.concat([Buffer.from(`${b}/caf`), Buffer.from([0xe9]), Buffer.from('.txt')]), 'x\n');
+    const d = await diffTrees(a, b);
+    expect(d.startsWith('diff --git a/caf\ufffd.txt b/caf\ufffd.txt\nnew file mode 100644\n')).toBe(true);
+    expect(d.endsWith('@@ -0,0 +1,1 @@\n+x\n')).toBe(true);
   });
 });
 

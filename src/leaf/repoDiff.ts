@@ -4,48 +4,52 @@ import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { formatPatch, structuredPatch } from 'diff';
 
-/** One entry of a tree snapshot: a regular file's bytes (or, past 8 MiB, its digest), or a symbolic link's target. */
-type Entry = { kind: 'file'; data: Buffer; mode: string; digest?: string } | { kind: 'link'; target: string };
+/** One entry of a tree snapshot: a regular file (read only when compared), or a symbolic link's target. */
+type Entry = { kind: 'file'; host: Buffer; size: number; mode: string } | { kind: 'link'; target: string };
 
-/** Files larger than this are compared by digest and diffed as binary, never read whole into memory. */
+/** Files larger than this are compared by a streamed digest and diffed as binary, never read whole. */
 const MAX_TEXT_BYTES = 8 * 1024 * 1024;
-
-async function digestOf(path: string): Promise<string> {
-  const h = createHash('sha256');
-  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
-  return h.digest('hex');
-}
+/** Time one file's line diff may take before the whole file is shown replaced (ms). */
+const DIFF_TIMEOUT_MS = 1000;
 
 /** Folders never diffed: version-control metadata is not part of the agent's change. */
 const SKIP_DIRS = new Set(['.git', '.hg', '.svn']);
+const SLASH = Buffer.from('/');
 
-/** Reads every file and link below `root` (relative POSIX paths), skipping `.git`; a missing root is empty. */
+/**
+ * Lists every file and link below `root` (relative POSIX paths), skipping `.git`;
+ * a missing root is empty. Names are read as bytes, so a file name that is not
+ * UTF-8 is still found (and shown decoded). Contents are not read here.
+ */
 export async function snapshotTree(root: string): Promise<Map<string, Entry>> {
   const out = new Map<string, Entry>();
-  const walk = async (rel: string): Promise<void> => {
+  const rootBuf = Buffer.from(root);
+  const walk = async (rel: Buffer | null): Promise<void> => {
+    const dir = rel === null ? rootBuf : Buffer.concat([rootBuf, SLASH, rel]);
     let entries;
     try {
-      entries = await readdir(join(root, rel), { withFileTypes: true });
+      entries = await readdir(dir, { withFileTypes: true, encoding: 'buffer' });
     } catch (e) {
-      if (rel === '' && (e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if (rel === null && (e as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw e;
     }
     for (const e of entries) {
-      const p = rel === '' ? e.name : `${rel}/${e.name}`;
+      const name = e.name as unknown as Buffer;
+      const relPath = rel === null ? name : Buffer.concat([rel, SLASH, name]);
+      const host = Buffer.concat([rootBuf, SLASH, relPath]);
+      const p = relPath.toString('utf8');
       if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name)) await walk(p);
+        if (!SKIP_DIRS.has(name.toString('utf8'))) await walk(relPath);
       } else if (e.isSymbolicLink()) {
-        out.set(p, { kind: 'link', target: await readlink(join(root, p)) });
+        out.set(p, { kind: 'link', target: await readlink(host, { encoding: 'utf8' }) });
       } else if (e.isFile()) {
-        const st = await lstat(join(root, p));
-        const mode = st.mode & 0o111 ? '100755' : '100644';
-        if (st.size > MAX_TEXT_BYTES) out.set(p, { kind: 'file', data: Buffer.from([0]), mode, digest: `${st.size}:${await digestOf(join(root, p))}` });
-        else out.set(p, { kind: 'file', data: await readFile(join(root, p)), mode });
+        const st = await lstat(host);
+        out.set(p, { kind: 'file', host, size: st.size, mode: st.mode & 0o111 ? '100755' : '100644' });
       }
       // sockets, FIFOs and devices are not repository content
     }
   };
-  await walk('');
+  await walk(null);
   return out;
 }
 
@@ -54,35 +58,59 @@ export function isBinary(data: Buffer): boolean {
   return data.subarray(0, 8000).includes(0);
 }
 
-function entryText(e: Entry): string {
-  return e.kind === 'link' ? e.target : e.data.toString('utf8');
+async function digestOf(path: Buffer): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+  return h.digest('hex');
 }
 
-function sameEntry(a: Entry, b: Entry): boolean {
+/** Same kind, mode and bytes (large files by digest). */
+async function sameEntry(a: Entry, b: Entry): Promise<boolean> {
   if (a.kind !== b.kind) return false;
   if (a.kind === 'link') return a.target === (b as { target: string }).target;
-  const bf = b as { data: Buffer; mode: string; digest?: string };
-  if (a.digest !== undefined || bf.digest !== undefined) return a.mode === bf.mode && a.digest === bf.digest;
-  return a.mode === bf.mode && a.data.equals(bf.data);
+  const f = b as Extract<Entry, { kind: 'file' }>;
+  if (a.mode !== f.mode || a.size !== f.size) return false;
+  if (a.size > MAX_TEXT_BYTES) return (await digestOf(a.host)) === (await digestOf(f.host));
+  const [x, y] = await Promise.all([readFile(a.host), readFile(f.host)]);
+  return x.equals(y);
 }
 
 /** The git mode of an entry. */
 const modeOf = (e: Entry): string => (e.kind === 'link' ? '120000' : e.mode);
 
+/** A hunk replacing the whole file: the fallback when a line diff takes too long. */
+function wholeFileHunk(oldText: string, newText: string): string {
+  const lines = (t: string): string[] => (t === '' ? [] : t.replace(/\n$/, '').split('\n'));
+  const a = lines(oldText);
+  const b = lines(newText);
+  const range = (n: number): string => (n === 0 ? '0,0' : `1,${n}`);
+  const out = [`@@ -${range(a.length)} +${range(b.length)} @@`];
+  for (const l of a) out.push(`-${l}`);
+  if (a.length && !oldText.endsWith('\n')) out.push('\\ No newline at end of file');
+  for (const l of b) out.push(`+${l}`);
+  if (b.length && !newText.endsWith('\n')) out.push('\\ No newline at end of file');
+  return `${out.join('\n')}\n`;
+}
+
 /** One file's section of a git-style unified diff (3 lines of context, as `git diff`). */
-function fileDiff(path: string, before: Entry | undefined, after: Entry | undefined): string {
-  const binary = (before?.kind === 'file' && isBinary(before.data)) || (after?.kind === 'file' && isBinary(after.data));
+async function fileDiff(path: string, before: Entry | undefined, after: Entry | undefined): Promise<string> {
   const header = [`diff --git a/${path} b/${path}`];
   if (!before) header.push(`new file mode ${modeOf(after!)}`);
   else if (!after) header.push(`deleted file mode ${modeOf(before)}`);
   else if (modeOf(before) !== modeOf(after)) header.push(`old mode ${modeOf(before)}`, `new mode ${modeOf(after)}`);
-  if (binary) {
-    return `${header.join('\n')}\nBinary files ${before ? `a/${path}` : '/dev/null'} and ${after ? `b/${path}` : '/dev/null'} differ\n`;
-  }
-  const oldText = before ? entryText(before) : '';
-  const newText = after ? entryText(after) : '';
+  const binaryNote = (): string => `${header.join('\n')}\nBinary files ${before ? `a/${path}` : '/dev/null'} and ${after ? `b/${path}` : '/dev/null'} differ\n`;
+  const large = (e: Entry | undefined): boolean => e?.kind === 'file' && e.size > MAX_TEXT_BYTES;
+  if (large(before) || large(after)) return binaryNote();
+  const content = async (e: Entry | undefined): Promise<Buffer> => (e === undefined ? Buffer.alloc(0) : e.kind === 'link' ? Buffer.from(e.target) : readFile(e.host));
+  const [x, y] = await Promise.all([content(before), content(after)]);
+  if (isBinary(x) || isBinary(y)) return binaryNote();
+  const oldText = x.toString('utf8');
+  const newText = y.toString('utf8');
   if (oldText === newText) return `${header.join('\n')}\n`; // a mode change only
-  const patch = structuredPatch(before ? `a/${path}` : '/dev/null', after ? `b/${path}` : '/dev/null', oldText, newText, undefined, undefined, { context: 3 });
+  const from = before ? `a/${path}` : '/dev/null';
+  const to = after ? `b/${path}` : '/dev/null';
+  const patch = structuredPatch(from, to, oldText, newText, undefined, undefined, { context: 3, timeout: DIFF_TIMEOUT_MS });
+  if (patch === undefined) return `${header.join('\n')}\n--- ${from}\n+++ ${to}\n${wholeFileHunk(oldText, newText)}`;
   // formatPatch writes its own header lines; keep only the ---/+++ lines and the hunks
   const body = formatPatch(patch).split('\n');
   const start = body.findIndex((l) => l.startsWith('--- '));
@@ -100,7 +128,10 @@ export interface DiffTreesOptions {
  * `deleted file mode`, `---`/`+++`, hunks with 3 lines of context,
  * `Binary files ... differ`, also for files over 8 MiB, which are compared by a
  * streamed SHA-256 and never read whole) that turns the tree `before` into the tree `after`,
- * files in path order. `.git`, `.hg` and `.svn` folders are skipped, and so are
+ * files in path order. Contents are read one pair at a time, when compared. A
+ * line diff that takes over a second (a rewritten file of thousands of lines) is
+ * replaced by one hunk replacing the whole file, so grading never stalls.
+ * `.git`, `.hg` and `.svn` folders are skipped, and so are
  * the `exclude` paths (the hidden test files, SPEC §12). An unchanged tree gives `''`.
  * The result applies with `git apply` and with {@link applyUnifiedDiff}, except a
  * binary change, which is only noted (`Binary files a/P and b/P differ`, as `git diff`
@@ -119,8 +150,8 @@ export async function diffTrees(before: string, after: string, opts: DiffTreesOp
   for (const p of paths) {
     const x = a.get(p);
     const y = b.get(p);
-    if (x && y && sameEntry(x, y)) continue;
-    out += fileDiff(p, x, y);
+    if (x && y && (await sameEntry(x, y))) continue;
+    out += await fileDiff(p, x, y);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { groupAdvantages } from '../advantage/groupAdvantages.js';
-import { ErrorCode, FrognanoError, isFrognanoError } from '../errors/FrognanoError.js';
+import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { functionSchema, parseOptions } from '../errors/validate.js';
 import { type RuleFinding, ruleFunnel } from '../judges/ruleFunnel.js';
 import { shapeReward } from '../rewards/shapeReward.js';
@@ -98,7 +98,8 @@ export interface RolloutSummary extends RolloutProgress {
  * episodes are stopped (their commands killed, workspaces removed), groups not
  * finished are not reported, and the summary says `stopped`.
  *
- * @throws FrognanoError for invalid options, and `SANDBOX_UNAVAILABLE` (the run stops at once)
+ * @throws FrognanoError for invalid options (also those only a task's own limits make invalid)
+ *   and `SANDBOX_UNAVAILABLE`: the run stops at once
  */
 export async function rolloutTasks(tasks: readonly LoadedLeafTask[], opts: RolloutTasksOptions): Promise<RolloutSummary> {
   const fn = 'rolloutTasks';
@@ -153,7 +154,9 @@ export async function rolloutTasks(tasks: readonly LoadedLeafTask[], opts: Rollo
       } catch (err) {
         progress.running--;
         if (signal.aborted) return;
-        if (isFrognanoError(err, 'SANDBOX_UNAVAILABLE') || !(err instanceof Error)) {
+        // runEpisode throws a FrognanoError only for what no episode can survive: bad options
+        // (a compaction window above a task's context limit) or a sandbox that cannot run
+        if (err instanceof FrognanoError || !(err instanceof Error)) {
           fatal ??= err;
           inner.abort();
           return;

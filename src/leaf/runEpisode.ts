@@ -128,7 +128,7 @@ export type LeafTrajectory = Trajectory & {
   /** Context compactions, in order. */
   compactions: CompactionRecord[];
   /** The grading run: exit code, whether it timed out, its output (capped). Absent when not graded. */
-  grading?: { exitCode: number | null; timedOut: boolean; output: string; seconds: number };
+  grading?: { exitCode: number | null; timedOut: boolean; output: string; seconds: number; diffError?: string };
   /** Why the episode failed to complete (a model that stayed unavailable after the client's retries). */
   error?: string;
 };
@@ -248,7 +248,8 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
       return await model.chat(messages.map(toWireMessage), { ...completion, maxTokens, signal, ...(withTools ? { tools: LEAF_TOOL_DEFINITIONS } : {}) });
     } catch (e) {
       if (o.signal?.aborted) return 'aborted';
-      if (timeLeft() <= 0) return 'maxSeconds';
+      // the episode's own deadline (the timer may fire a moment before the clock reads 0)
+      if (timer.aborted || timeLeft() <= 0) return 'maxSeconds';
       const msg = e instanceof Error ? e.message : String(e);
       if (isFrognanoError(e, 'MODEL_UNAVAILABLE') && /HTTP 4\d\d/.test(msg) && CONTEXT_ERROR.test(msg)) return 'maxContextTokens';
       error = msg;
@@ -372,6 +373,7 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
         trajectory.tests = [{ name: 'tests', passed: graded.success }];
         trajectory.outcome = { success: graded.success, truncated: TRUNCATING.has(termination), assistantTokens };
         trajectory.grading = { exitCode: graded.run.exitCode, timedOut: graded.run.timedOut, output: graded.run.output, seconds: (performance.now() - g0) / 1000 };
+        if (graded.diffError !== undefined) trajectory.grading.diffError = graded.diffError;
         step('graded');
       }
     }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, lstatSync, readlinkSync, statSync } from 'node:fs';
-import { descendants, pidsWithArgument, processCount } from './processes.js';
+import { descendants, pidNamespaceOf, pidsInNamespace, pidsWithArgument, processCount } from './processes.js';
 import { delimiter, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
@@ -33,6 +33,8 @@ export const SandboxOptionsSchema = z
     maxProcesses: z.number().int().min(8).default(256),
     /** Largest file a command may write, in MiB (`ulimit -f`). Default 1024. */
     maxFileMB: z.number().int().min(1).default(1024),
+    /** Size of each call's private `/tmp` (a tmpfs, so RAM) in MiB. Default 512. */
+    tmpMB: z.number().int().min(1).default(512),
     /** Extra host paths bound read-only at the same path (a toolchain outside /usr, say). Default none. */
     readOnlyPaths: z.array(z.string().min(1)).default([]),
     /** When frognano runs as root: the unprivileged uid the sandbox runs as (the repo copy is chowned to it). Default 65534 (nobody). */
@@ -192,7 +194,7 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
   const o = parseOptions(fn, SandboxOptionsSchema, opts);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (o.unsafeNoSandbox) {
-    return { kind: 'none', options: o, owner: null, run: (repo, command, r) => runProcess('bash', ['-c', wrapper(o, 0), 'leaf-sandbox', command], repo, o, r, undefined) };
+    return { kind: 'none', options: o, owner: null, run: (repo, command, r) => runProcess('bash', ['-c', wrapper(o, 0), 'leaf-sandbox', command], repo, o, r, undefined, undefined) };
   }
   const bwrap = findBwrap(o.bwrapPath);
   if (bwrap === null) throw new FrognanoError(ErrorCode.SANDBOX_UNAVAILABLE, MISSING_BWRAP, { fn });
@@ -216,7 +218,7 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
     ...o.env,
   };
   const base = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'leaf', ...systemBinds(extra)];
-  base.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', '/var/tmp', '--clearenv');
+  base.push('--proc', '/proc', '--dev', '/dev', '--size', String(o.tmpMB * 1024 * 1024), '--tmpfs', '/tmp', '--dir', '/var/tmp', '--clearenv');
   for (const [k, v] of Object.entries(env)) base.push('--setenv', k, v);
   return {
     kind: 'bwrap',
@@ -227,7 +229,7 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
       // a token naming this call in the argv: a kill finds every process of the call by it (see runProcess)
       const token = `leaf-call-${process.pid}-${++callCounter}-${Math.random().toString(36).slice(2, 10)}`;
       const args = [...base, '--setenv', 'LEAF_CALL', token, '--bind', hostRepo, SANDBOX_REPO_ROOT, '--chdir', SANDBOX_REPO_ROOT, '--', '/bin/bash', '-c', wrapper(o, nproc), 'leaf-sandbox', command];
-      return runProcess(bwrap, args, hostRepo, o, r, owner ?? undefined, token);
+      return runProcess(bwrap, args, hostRepo, o, r, owner ?? undefined, { token, uid });
     },
   };
 }
@@ -240,6 +242,14 @@ function wrapper(o: z.output<typeof SandboxOptionsSchema>, nproc: number): strin
   return `${limits.join('; ')}; exec 2>&1 </dev/null; __leaf_cmd=$1; set --; eval "$__leaf_cmd"`;
 }
 
+/** What runProcess needs to find and kill every process of a bwrap call. */
+interface CallIdentity {
+  /** The token in the call's argv (found until the sandbox execs). */
+  token: string;
+  /** The uid the sandbox runs as (only its processes are scanned). */
+  uid: number;
+}
+
 function runProcess(
   file: string,
   args: string[],
@@ -247,14 +257,15 @@ function runProcess(
   o: z.output<typeof SandboxOptionsSchema>,
   r: RunOptions,
   owner: { uid: number; gid: number } | undefined,
-  token?: string,
+  call?: CallIdentity,
 ): Promise<CommandResult> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const unsafe = file === 'bash';
-    const child = spawn(file, args, {
+    const unsafe = call === undefined;
+    const child = spawn(file, unsafe ? args : ['--info-fd', '3', ...args], {
       cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // fd 3: bwrap's info pipe, where it writes {"child-pid": N} once the sandbox is set up
+      stdio: unsafe ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
       detached: unsafe, // own process group, so the whole tree can be killed
       env: unsafe ? { PATH: SANDBOX_PATH, HOME: cwd, LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1', ...o.env } : {},
       ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
@@ -268,7 +279,10 @@ function runProcess(
     let setupError = '';
     let killed = false;
     let exited = false;
-    const signal = (pids: Iterable<number>): void => {
+    let info = '';
+    let sandboxPid: number | null = null;
+    let namespace: string | null = null;
+    const signalAll = (pids: Iterable<number>): void => {
       for (const pid of pids) {
         try {
           process.kill(pid, 'SIGKILL');
@@ -277,11 +291,23 @@ function runProcess(
         }
       }
     };
-    // bwrap forks a copy of itself that becomes the sandbox's pid 1 (killing it ends the
-    // namespace); killed during start-up, before --die-with-parent is armed, that copy would wait
-    // forever for its dead parent. Every process of the call carries the call's token in its argv
-    // (until the sandbox execs), and the rest descends from one that does.
-    const callTree = (roots: number[]): Set<number> => new Set([...roots, ...roots.flatMap(descendants)]);
+    /**
+     * Every process of the call: those in its pid namespace (which no process can
+     * leave or fake, so a process that detached itself from bwrap, renamed itself or
+     * started a new session is still found), and, for the start-up window before the
+     * namespace is known, those carrying the call's token in their argv with their
+     * descendants (a bwrap killed before --die-with-parent is armed leaves such a copy).
+     */
+    const sweep = (includeBwrap: boolean): void => {
+      if (unsafe) return;
+      const pids = new Set<number>(includeBwrap && child.pid !== undefined ? [child.pid] : []);
+      if (namespace === null && sandboxPid !== null) namespace = pidNamespaceOf(sandboxPid);
+      if (namespace !== null) for (const p of pidsInNamespace(namespace, call.uid)) pids.add(p);
+      const roots = pidsWithArgument(call.token);
+      for (const p of [...roots, ...roots.flatMap(descendants)]) pids.add(p);
+      if (includeBwrap && child.pid !== undefined) for (const p of descendants(child.pid)) pids.add(p);
+      signalAll(pids);
+    };
     const killGroup = (): void => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
@@ -291,11 +317,22 @@ function runProcess(
     };
     /** Kills the running call: its whole tree (bwrap) or process group (unsafe). */
     const kill = (): void => {
-      if (child.pid === undefined || exited) return;
+      if (child.pid === undefined) return;
       killed = true;
       if (unsafe) return killGroup();
-      signal(callTree([child.pid, ...(token === undefined ? [] : pidsWithArgument(token))]));
+      // after bwrap's exit its pid is never signalled again: it may belong to another process
+      sweep(!exited);
     };
+    if (!unsafe) {
+      child.stdio[3]!.on('data', (b: Buffer) => {
+        info += b.toString('utf8');
+        const m = /"child-pid"\s*:\s*(\d+)/.exec(info);
+        if (m && sandboxPid === null) {
+          sandboxPid = Number(m[1]);
+          namespace = pidNamespaceOf(sandboxPid);
+        }
+      });
+    }
     const onData = (b: Buffer): void => {
       bytes += b.length;
       if (stored < o.killAfterOutputBytes) {
@@ -326,23 +363,24 @@ function runProcess(
       reject(new FrognanoError(ErrorCode.SANDBOX_UNAVAILABLE, `cannot start ${file}: ${e.message}`, { fn: 'sandbox.run' }));
     });
     child.on('exit', () => {
-      // Unsafe mode: background processes of the call share its process group; end them with it
-      // (with bwrap the pid namespace ends with the command and takes them along).
-      // A killed bwrap call: sweep once more for a copy forked after the first sweep.
-      // After the exit, bwrap's own pid is never signalled again: it may belong to another process.
-      if (unsafe) killGroup();
-      else if (killed && token !== undefined) signal(callTree(pidsWithArgument(token))); // a copy forked after the kill
       exited = true;
-      // A killed call whose pipes stay open (a survivor holding them) must still return.
-      if (killed) setTimeout(() => {
+      // Nothing outlives its call: the pid namespace usually ends with the command, and
+      // whatever a command did to survive it (detaching its init from bwrap) is killed here.
+      // Unsafe mode: background processes share the call's process group; end them with it.
+      if (unsafe) killGroup();
+      else sweep(false);
+      // A call whose pipes stay open (a survivor holding them) must still return.
+      setTimeout(() => {
         child.stdout?.destroy();
         child.stderr?.destroy();
-      }, 1000).unref();
+        child.stdio[3]?.destroy();
+      }, 2000).unref();
     });
     child.on('close', (code) => {
       clearTimeout(timer);
       r.signal?.removeEventListener('abort', onAbort);
-      if (!unsafe && code !== 0 && bytes === 0 && /^bwrap: /m.test(setupError)) {
+      // Start-up failed only if bwrap never reported the sandbox's pid (a command cannot fake that pipe)
+      if (!unsafe && sandboxPid === null && !killed && code !== 0 && /^bwrap: /m.test(setupError)) {
         reject(
           new FrognanoError(
             ErrorCode.SANDBOX_UNAVAILABLE,
@@ -355,9 +393,9 @@ function runProcess(
       const raw = Buffer.concat(chunks).toString('utf8');
       const note = outputLimitKilled ? `\n[killed: the command wrote more than ${o.killAfterOutputBytes} bytes of output]` : '';
       const capped = capOutput(raw, o.maxOutputChars, note);
-      const killed = timedOut || aborted || outputLimitKilled;
+      const wasKilled = timedOut || aborted || outputLimitKilled;
       resolve({
-        exitCode: killed ? null : code,
+        exitCode: wasKilled ? null : code,
         output: capped.text,
         outputBytes: bytes,
         outputTruncated: capped.truncated,

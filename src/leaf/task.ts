@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, posix, resolve } from 'node:path';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
@@ -128,7 +128,7 @@ export async function loadLeafTasks(file: string): Promise<LoadedLeafTask[]> {
     if (!st?.isDirectory()) {
       throw new FrognanoError(ErrorCode.INVALID_TYPE, `${file} ${where}: repo ${JSON.stringify(t.repo)} is not a folder (resolved to ${t.repoDir})`, { fn, field: `${where}.repo` });
     }
-    tasks.push(t);
+    tasks.push({ ...t, repoDir: await realpath(t.repoDir) }); // a linked repo is its target
   }
   if (tasks.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, `${file} holds no task`, { fn, field: 'file' });
   return tasks;

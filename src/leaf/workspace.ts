@@ -1,5 +1,6 @@
-import { chmod, cp, lchown, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, cp, lchown, mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
 /** A fresh copy of a task's repository for one episode (or one validation run). */
@@ -30,19 +31,29 @@ export async function chownTree(root: string, owner: { uid: number; gid: number 
  * @param owner - `{ uid, gid }` to chown the copy to, or null
  */
 export async function createWorkspace(sourceRepo: string, owner: { uid: number; gid: number } | null = null, parent = tmpdir()): Promise<Workspace> {
+  // a repo that is a symbolic link is copied as its target's content, never as the link
+  // (a copied link would let every episode work on, and chown, the original folder)
+  const source = await realpath(sourceRepo);
+  if (!(await stat(source)).isDirectory()) throw new Error(`createWorkspace: ${sourceRepo} is not a folder`);
   const dir = await mkdtemp(join(parent, 'frognano-leaf-'));
   const repo = join(dir, 'repo');
   let disposed = false;
   const dispose = async (): Promise<void> => {
     if (disposed) return;
     disposed = true;
-    await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    try {
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // a tree Node cannot remove (paths past PATH_MAX): rm works relative to each folder
+      spawnSync('rm', ['-rf', '--', dir], { stdio: 'ignore' });
+    }
   };
   try {
-    await cp(sourceRepo, repo, { recursive: true, verbatimSymlinks: true, dereference: false, preserveTimestamps: false });
+    await cp(source, repo, { recursive: true, verbatimSymlinks: true, dereference: false, preserveTimestamps: false });
     if (owner) {
-      // the sandbox user must reach repo/ through the private folder, and own the copy
-      await chmod(dir, 0o711);
+      // the sandbox user must reach repo/ through the private folder (kept closed to other users), and own the copy
+      await lchown(dir, owner.uid, owner.gid);
+      await chmod(dir, 0o700);
       await chownTree(repo, owner);
     }
   } catch (e) {

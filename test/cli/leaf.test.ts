@@ -193,6 +193,29 @@ describe.skipIf(!hasBwrap() || !hasPython())('frognano rollout / validate-tasks 
     });
   }
 
+  it('settings no episode could run under are bad usage before anything runs', async () => {
+    const small = await frognano(['rollout', '--tasks', TASKS, '--max-context-tokens', '100'], env);
+    expect(small.code).toBe(2);
+    expect(small.stderr).toContain('--max-context-tokens');
+    const wide = await frognano(['rollout', '--tasks', TASKS, '--compaction-window', '200000'], env);
+    expect(wide.code).toBe(2);
+    expect(wide.stderr).toContain('--compaction-window (200000) must be <= the context limit (131072)');
+    expect(wide.stdout).toBe('');
+  });
+
+  it('a reader that goes away (| head) ends the run quietly with exit 0 and no workspace left', async () => {
+    const before = leafDirs().length;
+    const cmd = `${[process.execPath, ...CLI_ARGS].map((a) => `'${a}'`).join(' ')} rollout --tasks '${TASKS}' --group 2 --concurrency 2 --max-turns 20 --no-progress | head -c 100 > /dev/null; echo "rc=\${PIPESTATUS[0]}"`;
+    const r = await new Promise<string>((done) => {
+      const child = spawn('bash', ['-c', cmd], { cwd: ROOT, env: { ...process.env, ...env } });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      child.on('close', () => done(out));
+    });
+    expect(r.trim()).toBe('rc=0');
+    expect(leafDirs().length).toBe(before);
+  });
+
   it('validate-tasks: the bundled tasks are valid', async () => {
     const r = await frognano(['validate-tasks', '--tasks', TASKS]);
     expect(r.code).toBe(0);

@@ -6,8 +6,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,6 +172,44 @@ describe.skipIf(!hasBwrap())('Leaf sandbox escape suite (bubblewrap)', () => {
     expect(a).toBe('started\n[exit code: 0]');
     expect(b).toBe('0\n[exit code: 0]'); // the sleep died with its call
     expect(processesMatching('sleep 1000.25')).toBe(0);
+  });
+
+  it.skipIf(process.arch !== 'x64')('a command that detaches the sandbox\'s init from bwrap (ptrace) still does not outlive its call', async () => {
+    const inject = readFileSync(join(import.meta.dirname, '../fixtures/leaf/detach-init.py')).toString('base64');
+    const task = await makeTask({ files: { 'a.txt': 'x\n' }, command: 'test ! -e alive-after-episode' });
+    const t = await runEpisode(task, {
+      sandbox,
+      model: toolModel([
+        calls(['bash', { command: `echo ${inject} | base64 -d > /tmp/i.py; setsid sh -c 'while true; do date +%s%N > /repo/alive; sleep 0.1; done' >/dev/null 2>&1 </dev/null & python3 /tmp/i.py 1; echo call-done` }]),
+        calls(['bash', { command: 'sleep 0.5; cat alive; sleep 0.5; cat alive' }]),
+        final(),
+      ]),
+    });
+    const [first, second] = toolMessages(t).map((m) => m.content);
+    expect(first).toContain('call-done');
+    // by the second call the loop is gone: the file it kept rewriting no longer changes
+    const [a, b] = second!.split('\n');
+    expect(a).toBe(b);
+    expect(processesMatching('while true; do date')).toBe(0);
+  });
+
+  it('a task repo that is a symbolic link is copied from its target: the original is never touched', async () => {
+    const task = await makeTask({ files: { 'main.py': 'print("original")\n' }, command: 'grep -q fixed main.py' });
+    const link = join(await scratchDir(), 'repo-link');
+    await symlink(task.repoDir, link);
+    const t = await runEpisode({ ...task, repo: link, repoDir: link }, { sandbox, model: toolModel([calls(['write', { file_path: 'main.py', content: 'print("fixed")\n' }]), final()]) });
+    expect(t.outcome?.success).toBe(true);
+    expect(t.diff).toContain('+print("fixed")');
+    expect(await readFile(join(task.repoDir, 'main.py'), 'utf8')).toBe('print("original")\n');
+    expect(statSync(join(task.repoDir, 'main.py')).uid).toBe(process.getuid!());
+  });
+
+  it('the private /tmp of a call is capped (tmpfs is RAM)', async () => {
+    const t = await episode([[['bash', { command: 'df -k /tmp | tail -1 | awk "{print \\$2}"; (head -c 600000000 /dev/zero > /tmp/big) 2>&1 | tail -1; ls -la /tmp/big | awk "{print \\$5}"' }]]]);
+    const out = toolMessages(t)[0]!.content;
+    expect(out).toMatch(/^524288\n/);
+    expect(out).toContain('No space left on device');
+    expect(out).toContain('\n536870912\n');
   });
 
   it('memory is limited per process', async () => {
