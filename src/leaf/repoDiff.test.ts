@@ -199,10 +199,14 @@ describe('diffTrees: what is left out', () => {
     await mkdir(join(b, 'empty/nested'), { recursive: true });
     expect(await diffTrees(a, b)).toBe('');
   });
-  it('.git, .hg and .svn are skipped at any depth', async () => {
+  it('the top-level .git, .hg and .svn are skipped', async () => {
     const a = await tree({ '.git/HEAD': 'ref: a\n', 'f': 'x\n' });
-    const b = await tree({ '.git/HEAD': 'ref: b\n', '.git/objects/new': 'o', '.hg/x': 'h', '.svn/y': 's', 'sub/.git/config': 'c', 'f': 'x\n' });
+    const b = await tree({ '.git/HEAD': 'ref: b\n', '.git/objects/new': 'o', '.hg/x': 'h', '.svn/y': 's', 'f': 'x\n' });
     expect(await diffTrees(a, b)).toBe('');
+  });
+  it('a .git folder deeper down is content (hiding it would hide changes from the rule funnel)', async () => {
+    const b = await tree({ 'sub/.git/config': 'c\n' });
+    expect(await diffTrees(await tree({}), b)).toBe('diff --git a/sub/.git/config b/sub/.git/config\nnew file mode 100644\n--- /dev/null\n+++ b/sub/.git/config\n@@ -0,0 +1,1 @@\n+c\n');
   });
   it('a file named .git (not a folder) is content', async () => {
     const b = await tree({ 'sub/.gitx': 'x\n' });

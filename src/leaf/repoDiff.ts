@@ -12,7 +12,7 @@ const MAX_TEXT_BYTES = 8 * 1024 * 1024;
 /** Time one file's line diff may take before the whole file is shown replaced (ms). */
 const DIFF_TIMEOUT_MS = 1000;
 
-/** Folders never diffed: version-control metadata is not part of the agent's change. */
+/** Top-level folders never diffed: the repository's version-control metadata is not part of the agent's change. */
 const SKIP_DIRS = new Set(['.git', '.hg', '.svn']);
 const SLASH = Buffer.from('/');
 
@@ -39,7 +39,9 @@ export async function snapshotTree(root: string): Promise<Map<string, Entry>> {
       const host = Buffer.concat([rootBuf, SLASH, relPath]);
       const p = relPath.toString('utf8');
       if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(name.toString('utf8'))) await walk(relPath);
+        // only the repository's own metadata folder is skipped: a `.git` deeper down is content
+        // the agent made or changed, and hiding it would hide changes from the rule funnel
+        if (!(rel === null && SKIP_DIRS.has(name.toString('utf8')))) await walk(relPath);
       } else if (e.isSymbolicLink()) {
         out.set(p, { kind: 'link', target: await readlink(host, { encoding: 'utf8' }) });
       } else if (e.isFile()) {
@@ -131,7 +133,7 @@ export interface DiffTreesOptions {
  * files in path order. Contents are read one pair at a time, when compared. A
  * line diff that takes over a second (a rewritten file of thousands of lines) is
  * replaced by one hunk replacing the whole file, so grading never stalls.
- * `.git`, `.hg` and `.svn` folders are skipped, and so are
+ * The top-level `.git`, `.hg` and `.svn` folders are skipped, and so are
  * the `exclude` paths (the hidden test files, SPEC §12). An unchanged tree gives `''`.
  * The result applies with `git apply` and with {@link applyUnifiedDiff}, except a
  * binary change, which is only noted (`Binary files a/P and b/P differ`, as `git diff`

@@ -298,7 +298,6 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
         break;
       }
       turns++;
-      assistantTokens += turn.usage?.completionTokens ?? count([{ role: 'assistant', content: turn.content + (turn.reasoning ?? '') }]);
       // Tool calls as recorded: ids made unique and present, arguments parsed (malformed text kept verbatim)
       const seen = new Set<string>();
       const calls = turn.toolCalls.map((c, i) => {
@@ -311,6 +310,8 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
         return { tc, args, problem };
       });
       const msg = assistantMessage(turn, calls.map((c) => c.tc));
+      // without usage, estimate what the model generated: text, reasoning and tool calls (SPEC §1)
+      assistantTokens += turn.usage?.completionTokens ?? count([{ ...msg, content: turn.content + (turn.reasoning ?? '') }]);
       log.push(msg);
       context.push(msg);
       if (turn.usage) {
