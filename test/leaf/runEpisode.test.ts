@@ -13,6 +13,7 @@ import { createSandbox, type Sandbox } from '../../src/leaf/sandbox.js';
 import { runEpisode } from '../../src/leaf/runEpisode.js';
 import { type LoadedLeafTask, loadLeafTasks } from '../../src/leaf/task.js';
 import { LEAF_SYSTEM_PROMPT } from '../../src/leaf/tools.js';
+import { FrognanoError } from '../../src/errors/FrognanoError.js';
 import { ruleFunnel } from '../../src/judges/ruleFunnel.js';
 import { openAiChatModel } from '../../src/llm/openAiChatModel.js';
 import { startChatServer } from '../helpers/chatServer.js';
@@ -174,6 +175,18 @@ describe.skipIf(!hasBwrap())('runEpisode: limits, failures and compaction (in-pr
     expect(t.termination).toBe('maxSeconds');
     expect(t.outcome?.truncated).toBe(true);
     expect(t.messages.find((m) => m.role === 'tool')!.content).toMatch(/^Error: the command timed out after 1 s/);
+  });
+
+  it('a model call cut by the episode deadline ends maxSeconds, never error (the timer may fire a moment before the clock)', async () => {
+    const waiting = {
+      name: 'waits',
+      complete: async () => '',
+      chat: (_m: unknown, o?: { signal?: AbortSignal }) =>
+        new Promise<never>((_, reject) => o?.signal?.addEventListener('abort', () => reject(new FrognanoError('MODEL_UNAVAILABLE', "aborted by the caller's signal")))),
+    };
+    const task = await simpleTask({ maxSeconds: 0.05 });
+    const ends = await Promise.all(Array.from({ length: 12 }, () => runEpisode(task, { model: waiting as never, sandbox }).then((t) => t.termination)));
+    expect(ends).toEqual(new Array(12).fill('maxSeconds'));
   });
 
   it('a success that hit a limit is graded success and truncated (it earns 0.5 under SPEC §1)', async () => {
