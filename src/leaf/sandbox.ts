@@ -303,8 +303,12 @@ function runProcess(
       const pids = new Set<number>(includeBwrap && child.pid !== undefined ? [child.pid] : []);
       if (namespace === null && sandboxPid !== null) namespace = pidNamespaceOf(sandboxPid);
       if (namespace !== null) for (const p of pidsInNamespace(namespace, call.uid)) pids.add(p);
-      const roots = pidsWithArgument(call.token);
-      for (const p of [...roots, ...roots.flatMap(descendants)]) pids.add(p);
+      // the argv scan reads every process's command line: only when a start-up may have been cut
+      // short (a kill) or the namespace is not known yet
+      if (killed || sandboxPid === null) {
+        const roots = pidsWithArgument(call.token);
+        for (const p of [...roots, ...roots.flatMap(descendants)]) pids.add(p);
+      }
       if (includeBwrap && child.pid !== undefined) for (const p of descendants(child.pid)) pids.add(p);
       signalAll(pids);
     };
