@@ -74,10 +74,10 @@ function table(head: string[], rows: string[][], align: ('l' | 'r')[] = []): str
 function timedSpawn(file: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number }): Promise<{ ms: number; code: number | null; out: string }> {
   const t0 = performance.now();
   return new Promise((res, rej) => {
-    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.gid } : {}) });
+    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] /* fd 3: bwrap's --info-fd, as sandbox.run gives it */, ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.gid } : {}) });
     const chunks: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => chunks.push(b));
-    child.stderr.on('data', (b: Buffer) => chunks.push(b));
+    child.stdout!.on('data', (b: Buffer) => chunks.push(b));
+    child.stderr!.on('data', (b: Buffer) => chunks.push(b));
     child.on('error', rej);
     child.on('close', (code) => res({ ms: performance.now() - t0, code, out: Buffer.concat(chunks).toString('utf8') }));
   });
@@ -277,7 +277,7 @@ const parts: [string, number][] = [
   ['network namespace', med(V_EXACT) - med(V_NONET)],
   ['wrapper shell (ulimits, then eval of the command)', med(V_EXACT) - med(V_NOWRAP)],
   ['processCount() (measured alone)', median(pcMs)],
-  ['rest of sandbox.run in node (argv copy, result)', med(V_RUN) - med(V_EXACT) - median(pcMs)],
+  ['rest of sandbox.run in node (argv, info pipe, the pid-namespace sweep after the call, result)', med(V_RUN) - med(V_EXACT) - median(pcMs)],
 ];
 console.log(`\nDecomposition of the ${f1(med(V_RUN) - baseProf)} ms overhead of \`sandbox.run(repo, "true")\` (differences of medians, so approximate; the wrapper shell and the namespaces overlap with the rows above):\n`);
 for (const [what, ms] of parts) console.log(`- ${what}: ${Number.isNaN(ms) ? 'n/a' : `${f1(ms)} ms`}`);
