@@ -7,7 +7,7 @@ import { createSandbox, LeafLimitsSchema, type LoadedLeafTask, loadLeafTasks, re
 import { openAiChatModel } from '../llm/openAiChatModel.js';
 import type { CliIo } from './cli.js';
 import { parseFlags } from './cli.js';
-import type { FlagSpec } from './command.js';
+import type { FlagSpec, ParsedFlags } from './command.js';
 import { ExitCode, UsageError } from './exitCodes.js';
 import { defined, numberFlag } from './flags.js';
 import { flagLines } from './help.js';
@@ -106,20 +106,20 @@ export function validateTasksHelp(): string {
   ].join('\n');
 }
 
-function positiveInt(flags: Record<string, unknown>, name: string): number | undefined {
-  const v = numberFlag(flags as never, name);
+function positiveInt(flags: ParsedFlags, name: string): number | undefined {
+  const v = numberFlag(flags, name);
   if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new UsageError(`--${name} must be an integer >= 1, got ${String(flags[name])}`);
   return v;
 }
 
-function positive(flags: Record<string, unknown>, name: string): number | undefined {
-  const v = numberFlag(flags as never, name);
+function positive(flags: ParsedFlags, name: string): number | undefined {
+  const v = numberFlag(flags, name);
   if (v !== undefined && !(v > 0)) throw new UsageError(`--${name} must be > 0, got ${String(flags[name])}`);
   return v;
 }
 
 /** Reads the tasks and builds the sandbox: the part `rollout` and `validate-tasks` share. */
-async function setup(flags: Record<string, unknown>): Promise<{ tasks: LoadedLeafTask[]; sandbox: Sandbox }> {
+async function setup(flags: ParsedFlags): Promise<{ tasks: LoadedLeafTask[]; sandbox: Sandbox }> {
   const file = flags.tasks;
   if (typeof file !== 'string') throw new UsageError('--tasks FILE is required');
   const st = await stat(file).catch(() => null);

@@ -139,6 +139,20 @@ export async function rolloutTasks(tasks: readonly LoadedLeafTask[], opts: Rollo
     }
   };
 
+  /** The record of an episode that failed before it could produce a trajectory. */
+  const failed = (task: LoadedLeafTask, e: number, error: string): LeafTrajectory => ({
+    id: `${task.id}/${e}`,
+    task: { id: task.id, statement: task.statement },
+    messages: [],
+    episode: e,
+    termination: 'error',
+    turns: 0,
+    toolCalls: 0,
+    seconds: 0,
+    compactions: [],
+    error,
+  });
+
   const jobs: [number, number][] = [];
   for (let ti = 0; ti < tasks.length; ti++) for (let e = 0; e < group; e++) jobs.push([ti, e]);
   let next = 0;
@@ -152,20 +166,19 @@ export async function rolloutTasks(tasks: readonly LoadedLeafTask[], opts: Rollo
       try {
         t = await runEpisode(task, { ...episodeOpts, episode: e, seed: episodeSeed(seed, task.id, e), signal });
       } catch (err) {
-        progress.running--;
-        if (signal.aborted) return;
+        if (signal.aborted) t = { ...failed(task, e, 'aborted'), termination: 'aborted' };
         // runEpisode throws a FrognanoError only for what no episode can survive: bad options
         // (a compaction window above a task's context limit) or a sandbox that cannot run
-        if (err instanceof FrognanoError || !(err instanceof Error)) {
+        else if (err instanceof FrognanoError || !(err instanceof Error)) {
           fatal ??= err;
           inner.abort();
-          return;
+          t = { ...failed(task, e, 'aborted'), termination: 'aborted' };
         }
         // an unexpected failure of this episode (disk full, a vanished repo folder): recorded, not lost
-        t = { id: `${task.id}/${e}`, task: { id: task.id, statement: task.statement }, messages: [], episode: e, termination: 'error', turns: 0, toolCalls: 0, seconds: 0, compactions: [], error: err.message };
-        progress.running++;
+        else t = failed(task, e, err.message);
+      } finally {
+        progress.running--;
       }
-      progress.running--;
       if (t.termination === 'aborted') return;
       results[ti]![e] = t;
       progress.done++;
