@@ -175,7 +175,9 @@ export function capOutput(text: string, maxChars: number, killedNote = ''): { te
  *   run as root, frognano starts bwrap as `uid`/`gid` (nobody) so that the
  *   process limit holds (the kernel never applies it to root);
  * - when the command exits, its pid namespace ends and every process it left in
- *   the background is killed; at `timeoutMs`, on abort, or past
+ *   the background is killed; after every call, whatever is still in the call's
+ *   pid namespace (a process that detached bwrap's init from its parent, say) is
+ *   killed too, so nothing of the agent runs between calls; at `timeoutMs`, on abort, or past
  *   `killAfterOutputBytes` of output, the whole tree is killed (SIGKILL; a
  *   process ignoring SIGTERM cannot outlive it).
  *
