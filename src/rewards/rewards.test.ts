@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { logLengthReward } from './logLengthReward.js';
 import { shapeReward, shapeRewards } from './shapeReward.js';
+import { OutcomeSchema } from '../schema/outcome.js';
+import { isFrognanoError } from '../errors/index.js';
 
 describe('logLengthReward', () => {
   it('is 1 within the budget, boundary included', () => {
@@ -86,4 +88,34 @@ describe('shapeReward', () => {
       'OUT_OF_RANGE',
       'outcomes[1].assistantTokens',
     ));
+
+  it('property: the per-element check agrees with OutcomeSchema (same rewards, or the same code and field)', () => {
+    const field = fc.oneof(fc.boolean(), fc.integer({ min: -2, max: 20000 }), fc.double(), fc.constant(undefined), fc.constant(null), fc.string(), fc.constant(2 ** 53));
+    const el = fc.oneof(
+      fc.record({ success: fc.boolean(), truncated: fc.boolean(), assistantTokens: fc.nat(50000) }),
+      fc.record({ success: field, truncated: field, assistantTokens: field }, { requiredKeys: [] }),
+      fc.constant(null),
+      fc.constant([]),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(fc.array(el, { maxLength: 6 }), (outcomes) => {
+        const zodOk = outcomes.every((o) => OutcomeSchema.safeParse(o).success);
+        let got: unknown;
+        try {
+          got = shapeRewards(outcomes as never, opts);
+        } catch (e) {
+          expect(isFrognanoError(e)).toBe(true);
+          expect(zodOk).toBe(false);
+          const first = outcomes.findIndex((o) => !OutcomeSchema.safeParse(o).success);
+          expect((e as { field: string }).field.startsWith(`outcomes[${first}]`)).toBe(true);
+          return;
+        }
+        expect(zodOk).toBe(true);
+        const parsed = outcomes.map((o) => OutcomeSchema.parse(o));
+        expect(got).toEqual({ rewards: parsed.map((o) => shapeReward(o, opts)), raw: parsed.map((o) => (o.success ? 1 : 0)) });
+      }),
+      { numRuns: 500 },
+    );
+  });
 });

@@ -58,6 +58,31 @@ export function shapeParsed(o: Outcome, p: z.output<typeof ShapeRewardOptionsSch
 export function shapeRewards(outcomes: readonly Outcome[], opts: ShapeRewardOptions): { rewards: number[]; raw: number[] } {
   const fn = 'shapeRewards';
   const p = parseOptions(fn, ShapeRewardOptionsSchema, opts);
-  const arr = parseWith(fn, 'outcomes', z.array(OutcomeSchema), outcomes);
+  const n = Array.isArray(outcomes) ? outcomes.length : -1;
+  const rewards = new Array<number>(Math.max(n, 0));
+  const raw = new Array<number>(Math.max(n, 0));
+  for (let i = 0; i < n; i++) {
+    const o = outcomes[i];
+    // One tight check per element (the common, valid case); the first element it
+    // refuses goes through the schema, which throws the coded error naming it.
+    if (!isOutcome(o)) return shapeParsedAll(parseWith(fn, 'outcomes', OutcomesSchema, outcomes), p);
+    rewards[i] = shapeParsed(o, p);
+    raw[i] = o.success ? 1 : 0;
+  }
+  if (n < 0) return shapeParsedAll(parseWith(fn, 'outcomes', OutcomesSchema, outcomes), p);
+  return { rewards, raw };
+}
+
+/** The outcome array schema, built once. */
+const OutcomesSchema = z.array(OutcomeSchema);
+
+/** True when `o` passes {@link OutcomeSchema} (the same rule, without building a parse result). */
+function isOutcome(o: unknown): o is Outcome {
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) return false;
+  const { success, truncated, assistantTokens } = o as Record<string, unknown>;
+  return typeof success === 'boolean' && typeof truncated === 'boolean' && Number.isSafeInteger(assistantTokens) && (assistantTokens as number) >= 0;
+}
+
+function shapeParsedAll(arr: readonly Outcome[], p: z.output<typeof ShapeRewardOptionsSchema>): { rewards: number[]; raw: number[] } {
   return { rewards: arr.map((o) => shapeParsed(o, p)), raw: arr.map((o) => (o.success ? 1 : 0)) };
 }
