@@ -11,6 +11,7 @@ import type { FlagSpec, ParsedFlags } from './command.js';
 import { ExitCode, UsageError } from './exitCodes.js';
 import { defined, numberFlag } from './flags.js';
 import { flagLines } from './help.js';
+import { stringifyWire } from '../wire/index.js';
 import { InvalidInputError } from './run.js';
 
 const SANDBOX_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -275,7 +276,7 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
       },
       onRecords: async (records) => {
         // one write per task group: an interrupted run leaves only whole lines
-        await write(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+        await write(records.map((r) => `${stringifyWire(r)}\n`).join(''));
         if (mode === 'lines') {
           const solved = records.filter((r) => r.outcome?.success).length;
           const errors = records.filter((r) => r.error !== undefined).length;

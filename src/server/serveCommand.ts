@@ -9,21 +9,27 @@ import { ExitCode, UsageError } from '../cli/exitCodes.js';
 import { enumFlag, numberFlag } from '../cli/flags.js';
 import { flagLines } from '../cli/help.js';
 import { createLogger, type LogLevel } from './logger.js';
-import { loadRewardModule, RewardEngine, type RewardFunction } from './rewardEngine.js';
-import { FrognanoServer } from './server.js';
+import { availableParallelism } from 'node:os';
+import { poolVerifier, RewardEngine, type Verifier } from './rewardEngine.js';
+import { DEFAULT_MAX_BODY_BYTES, FrognanoServer } from './server.js';
+import { formatBytes, parseSize } from './size.js';
+import { VerifierPool } from './verifierPool.js';
 
 /** The flags of `frognano serve`. */
 export const SERVE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   port: { type: 'string', value: 'N', description: 'port to listen on; 0 picks a free one (logged). Default 8000' },
-  host: { type: 'string', value: 'ADDR', description: 'address to bind. Default 127.0.0.1 (loopback only)' },
+  host: { type: 'string', value: 'ADDR', description: 'address to bind. Default 127.0.0.1 (loopback only); beyond loopback, use --token (a warning is logged without it)' },
+  token: { type: 'string', value: 'T', description: 'require "Authorization: Bearer T" on every route but /health (else 401). Default: FROGNANO_TOKEN, else none' },
   'reward-module': { type: 'string', value: 'FILE', description: 'JS module whose default export scores (prompt, response, label); default: labels carry outcome JSON' },
+  workers: { type: 'string', value: 'N', description: 'worker threads that run the reward module. Default: the number of cores' },
   budget: { type: 'string', value: 'N', description: 'assistant-token budget of the length penalty (with --alpha)' },
   alpha: { type: 'string', value: 'A', description: 'length-penalty strength (with --budget). Without both: no length penalty' },
   'truncated-reward': { type: 'string', value: 'R', description: 'reward of a truncated success. Default 0.5' },
   'no-length-penalty': { type: 'boolean', description: 'completed successes get 1' },
   floor: { type: 'string', value: 'F', description: 'lower bound of the penalised reward. Default -inf' },
-  'max-body-bytes': { type: 'string', value: 'N', description: 'largest request body; larger -> 413. Default 16777216 (16 MiB)' },
-  'timeout-ms': { type: 'string', value: 'MS', description: 'per-request time limit; later -> 504. Default 30000' },
+  'max-body': { type: 'string', value: 'SIZE', description: 'largest request body (bytes, or 64MiB, 1GiB); larger -> 413. Default 128MiB' },
+  'max-body-bytes': { type: 'string', value: 'N', description: 'the same as --max-body, in bytes (kept for old scripts)' },
+  'timeout-ms': { type: 'string', value: 'MS', description: 'per-request time limit; later -> 504 (a reward module still running is terminated). Default 30000' },
   'max-concurrency': { type: 'string', value: 'N', description: 'requests computed at once. Default 64' },
   'max-queue': { type: 'string', value: 'N', description: 'requests waiting for a slot; beyond -> 503. Default 1024' },
   'shutdown-timeout-ms': { type: 'string', value: 'MS', description: 'on SIGTERM/SIGINT, how long to wait for in-flight requests. Default 30000' },
@@ -37,7 +43,7 @@ export function serveHelp(): string {
   return [
     'frognano serve: the reward and advantage service (HTTP, JSON)',
     '',
-    'Usage: frognano serve --port N [--host 127.0.0.1] [--reward-module FILE] [flags]',
+    'Usage: frognano serve --port N [--host 127.0.0.1] [--token T] [--reward-module FILE [--workers N]] [flags]',
     '',
     'Endpoints:',
     '  GET  /health               200 {"status":"ok"} (503 while shutting down)',
@@ -50,8 +56,14 @@ export function serveHelp(): string {
     '',
     'Rewards (OpenRLHF, slime, verl): without --reward-module each label is the outcome JSON',
     '  {"success":true,"truncated":false,"assistantTokens":1234}, shaped with --budget/--alpha/...;',
-    '  with --reward-module, its function gets {protocol, prompt, response, label, query?, metadata?}',
-    '  and returns a number (the reward) or an outcome (shaped).',
+    '  with --reward-module, its function gets {protocol, prompt, response, label, query?, metadata?,',
+    '  responseLength?, finishReason?} and returns a number (the reward) or an outcome (shaped). It runs in',
+    '  --workers worker threads; past --timeout-ms its worker is terminated and replaced (504 VERIFIER_TIMEOUT).',
+    '  An outcome without assistantTokens / truncated takes the request\'s response_length / finish_reason.',
+    '',
+    'Answers write rewards, scores and advantages as JSON floats (1.0), so Python reads float.',
+    'Authentication: with --token T (or FROGNANO_TOKEN) every route but GET /health needs',
+    '  "Authorization: Bearer T"; without it, keep the service on 127.0.0.1.',
     '',
     'Flags:',
     ...flagLines(SERVE_FLAGS),
@@ -59,7 +71,7 @@ export function serveHelp(): string {
     'Example:',
     '  $ frognano serve --port 8000 --budget 6000 --alpha 0.25 &',
     `  $ curl -s localhost:8000/openrlhf/reward -d '{"query":["q a"],"prompts":["q "],"labels":["{\\"success\\":true,\\"truncated\\":false,\\"assistantTokens\\":12000}"]}'`,
-    '  {"rewards":[0.8267132048600137],"scores":[1],"extra_logs":{"success":[1],"truncated":[0],"assistant_tokens":[12000]}}',
+    '  {"rewards":[0.8267132048600137],"scores":[1.0],"extra_logs":{"success":[1.0],"budget_truncated":[0.0],"assistant_tokens":[12000.0]}}',
     '',
     'Logs: one JSON object per line on stderr (or --log-file): listening, request (method, path, status, durationMs), stopping.',
     'Signals: SIGTERM / SIGINT stop accepting, finish the requests in flight, exit 0; a second signal exits at once (1).',
@@ -76,6 +88,30 @@ function intFlag(flags: ParsedFlags, name: string, min: number, max = Number.MAX
   const v = numberFlag(flags, name);
   if (v !== undefined && (!Number.isInteger(v) || v < min || v > max)) throw new UsageError(`--${name} must be an integer in [${min}, ${max}], got ${v}`);
   return v;
+}
+
+/** `--max-body SIZE` in bytes (`134217728`, `128MiB`, `1GiB`), or undefined when not given. */
+function sizeFlag(flags: ParsedFlags, name: string): number | undefined {
+  const v = flags[name];
+  if (v === undefined) return undefined;
+  const n = typeof v === 'string' ? parseSize(v) : undefined;
+  if (n === undefined || n < 1) throw new UsageError(`--${name} must be a size in bytes, or with a unit (64MiB, 1GiB), got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** The bearer token: `--token`, else FROGNANO_TOKEN, else none. A token must be non-empty, printable and without spaces. */
+function tokenFrom(flags: ParsedFlags): string | undefined {
+  const given = flags.token as string | undefined;
+  const env = process.env.FROGNANO_TOKEN;
+  const t = given ?? (env === '' ? undefined : env);
+  if (t === undefined) return undefined;
+  if (!/^[\x21-\x7e]+$/.test(t)) throw new UsageError(`${given !== undefined ? '--token' : 'FROGNANO_TOKEN'} must be printable ASCII without spaces (it travels in an HTTP header)`);
+  return t;
+}
+
+/** True for an address only this machine can reach. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
 }
 
 /** The service's shaping from the shaping flags as given (`frognano rewards`' defaults): without --budget and --alpha, no length penalty. */
@@ -109,15 +145,21 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   // The shaping flags as given are also the defaults of POST /v1/rewards (a body's opts override them).
   const rewardDefaults = rewardsCommand.configure(flags);
   const shaping = serviceShaping(rewardDefaults);
+  const maxBodyBytes = sizeFlag(flags, 'max-body') ?? intFlag(flags, 'max-body-bytes', 1);
+  const token = tokenFrom(flags);
   const options = {
     host,
     port,
-    maxBodyBytes: intFlag(flags, 'max-body-bytes', 1),
+    maxBodyBytes,
     timeoutMs: intFlag(flags, 'timeout-ms', 1),
     maxConcurrency: intFlag(flags, 'max-concurrency', 1),
     maxQueue: intFlag(flags, 'max-queue', 0),
     shutdownTimeoutMs: intFlag(flags, 'shutdown-timeout-ms', 0),
+    ...(token === undefined ? {} : { token }),
   };
+  const modulePath = flags['reward-module'] as string | undefined;
+  const workers = intFlag(flags, 'workers', 1, 1024);
+  if (workers !== undefined && modulePath === undefined) throw new UsageError('--workers needs --reward-module (the built-in shaper runs in the service itself)');
 
   let logStream: Writable = io.stderr;
   if (typeof flags['log-file'] === 'string') {
@@ -135,19 +177,21 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   }
   const logger = createLogger(logStream, level);
 
-  let fn: RewardFunction | undefined;
-  const modulePath = flags['reward-module'] as string | undefined;
+  let pool: VerifierPool | undefined;
+  let verifier: Verifier | undefined;
   if (modulePath !== undefined) {
     try {
-      fn = await loadRewardModule(modulePath);
+      pool = await VerifierPool.start({ modulePath, workers: workers ?? availableParallelism() });
     } catch (e) {
       throw new UsageError(`cannot load --reward-module ${modulePath}: ${e instanceof Error ? e.message : String(e)}`);
     }
+    verifier = poolVerifier(pool);
   }
   let engine: RewardEngine;
   try {
-    engine = new RewardEngine(fn, shaping);
+    engine = new RewardEngine(verifier, shaping);
   } catch (e) {
+    await pool?.close();
     if (isFrognanoError(e)) throw new UsageError(`bad shaping flag: ${e.message}`);
     throw e;
   }
@@ -157,6 +201,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   try {
     address = await server.listen();
   } catch (e) {
+    await pool?.close();
     throw new UsageError(`cannot listen on ${host}:${port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   logger.info('listening', {
@@ -164,13 +209,19 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     pid: process.pid,
     version: packageVersion(),
     rewardModule: modulePath ?? null,
+    workers: pool?.workers ?? 0,
+    auth: token === undefined ? 'none' : 'bearer',
+    maxBodyBytes: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     shaping: {
       ...rewardDefaults,
       ...(rewardDefaults.budget === undefined ? { lengthPenalty: false } : {}),
       ...(shaping.floor === undefined ? {} : { floor: String(shaping.floor) }),
     },
   });
-  if (!fn && shaping.lengthPenalty === false && flags['no-length-penalty'] !== true) {
+  if (token === undefined && !isLoopback(host)) {
+    logger.warn('listening beyond loopback without authentication: anyone who can reach this port can use the service; pass --token (or FROGNANO_TOKEN)', { host });
+  }
+  if (!pool && shaping.lengthPenalty === false && flags['no-length-penalty'] !== true) {
     logger.warn('no --budget/--alpha: the log-length penalty is off (completed successes get 1)');
   }
 
@@ -180,12 +231,14 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
       if (stopping) {
         logger.warn('second signal: closing every connection now', { signal, inFlight: server.pending });
         server.forceClose();
+        void pool?.close();
         finish(FORCED_STOP);
         return;
       }
       stopping = true;
       logger.info('stopping', { signal, inFlight: server.pending });
-      void server.shutdown().then((graceful) => {
+      void server.shutdown().then(async (graceful) => {
+        await pool?.close();
         if (graceful) logger.info('stopped', { graceful });
         else logger.warn('stopped', { graceful, note: `requests still in flight after --shutdown-timeout-ms` });
         finish(graceful ? ExitCode.OK : FORCED_STOP);

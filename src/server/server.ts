@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -9,6 +10,9 @@ import type { Logger } from './logger.js';
 import { advantagesEndpoint, openrlhfReward, slimeReward, verlReward } from './protocols.js';
 import type { RewardEngine } from './rewardEngine.js';
 import type { ShapeRewardOptions } from '../rewards/index.js';
+import { stringifyWire } from '../wire/index.js';
+import { formatBytes } from './size.js';
+import { VerifierCallError } from './verifierPool.js';
 
 /** Options of {@link FrognanoServer}. Every limit has the default written here. */
 export interface ServerOptions {
@@ -16,10 +20,25 @@ export interface ServerOptions {
   host?: string;
   /** Port; 0 picks a free one (see the `listening` log line). Default 8000. */
   port?: number;
-  /** Largest accepted request body in bytes; larger -> 413. Default 16 MiB. */
+  /**
+   * Largest accepted request body in bytes; larger -> 413 naming `--max-body`.
+   * Default 128 MiB: an OpenRLHF batch of 256 queries of 80k characters, with
+   * prompts and labels, and multi-byte text, fits.
+   */
   maxBodyBytes?: number;
-  /** Per-request time limit in ms, from the first byte to the response; later -> 504. Default 30000. */
+  /**
+   * Per-request time limit in ms, from the first byte to the response; later ->
+   * 504. A hard limit for a reward module in a worker pool: its calls are
+   * terminated (the workers replaced) and the answer is 504 `VERIFIER_TIMEOUT`.
+   * Default 30000.
+   */
   timeoutMs?: number;
+  /**
+   * Bearer token: when set, every route but `GET /health` needs
+   * `Authorization: Bearer <token>`, else 401 `UNAUTHORIZED` (SPEC §11).
+   * Default none (no authentication; bind loopback only).
+   */
+  token?: string;
   /** Requests computed at the same time. Default 64. */
   maxConcurrency?: number;
   /** Requests waiting for a slot; beyond -> 503 OVERLOADED. Default 1024. */
@@ -36,9 +55,20 @@ export interface ServerOptions {
   version?: string;
 }
 
+/** What a route's handler gets besides the body. */
+interface RouteContext {
+  url: URL;
+  /** Aborts when the request's time limit passes (a reward module's calls are then terminated). */
+  signal: AbortSignal;
+}
+
 interface Route {
   method: 'GET' | 'POST';
-  handle(body: unknown, url: URL): unknown;
+  handle(body: unknown, ctx: RouteContext): unknown;
+  /** The answer is a bare reward (slime's number form): written as a JSON float. */
+  bareReward?: boolean;
+  /** Runs the reward module (its timeout is a VERIFIER_TIMEOUT). */
+  runsVerifier?: boolean;
 }
 
 /** The `/v1/<name>` record endpoints that map one body to one record of the same-named CLI subcommand. */
@@ -61,8 +91,10 @@ function recordRoute(name: string, rewardDefaults: Partial<ShapeRewardOptions>):
 export class FrognanoServer {
   /** The underlying node:http server. */
   readonly server: Server;
-  private readonly opts: Required<Omit<ServerOptions, 'engine' | 'logger' | 'version' | 'rewardDefaults'>> &
+  private readonly opts: Required<Omit<ServerOptions, 'engine' | 'logger' | 'version' | 'rewardDefaults' | 'token'>> &
     Pick<ServerOptions, 'engine' | 'logger' | 'version' | 'rewardDefaults'>;
+  /** sha256 of the bearer token, or undefined without authentication. */
+  private readonly tokenDigest: Buffer | undefined;
   private readonly limiter: ConcurrencyLimiter;
   private readonly routes = new Map<string, Route>();
   private seq = 0;
@@ -74,24 +106,34 @@ export class FrognanoServer {
     this.opts = {
       host: '127.0.0.1',
       port: 8000,
-      maxBodyBytes: 16 * 1024 * 1024,
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       timeoutMs: 30_000,
       maxConcurrency: 64,
       maxQueue: 1024,
       shutdownTimeoutMs: 30_000,
       ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
     } as FrognanoServer['opts'];
+    this.tokenDigest = options.token === undefined ? undefined : sha256(options.token);
     this.limiter = new ConcurrencyLimiter(this.opts.maxConcurrency, this.opts.maxQueue);
     const engine = this.opts.engine;
     this.routes.set('/health', { method: 'GET', handle: () => ({ status: 'ok' }) });
     this.routes.set('/', { method: 'GET', handle: () => this.index() });
-    this.routes.set('/openrlhf/reward', { method: 'POST', handle: (b) => openrlhfReward(b, engine) });
-    this.routes.set('/slime/reward', { method: 'POST', handle: (b, url) => slimeReward(b, engine, url.searchParams.get('format') === 'object') });
-    this.routes.set('/verl/reward', { method: 'POST', handle: (b) => verlReward(b, engine) });
+    const runsVerifier = engine.usesModule;
+    this.routes.set('/openrlhf/reward', { method: 'POST', runsVerifier, handle: (b, c) => openrlhfReward(b, engine, c.signal) });
+    this.routes.set('/slime/reward', {
+      method: 'POST',
+      runsVerifier,
+      bareReward: true,
+      handle: (b, c) => slimeReward(b, engine, c.url.searchParams.get('format') === 'object', c.signal),
+    });
+    this.routes.set('/verl/reward', { method: 'POST', runsVerifier, handle: (b, c) => verlReward(b, engine, c.signal) });
     this.routes.set('/v1/advantages', { method: 'POST', handle: (b) => advantagesEndpoint(b) });
     this.routes.set('/v1/metrics', { method: 'POST', handle: (b) => metricsSetRecord(b) });
     for (const name of RECORD_ENDPOINTS) this.routes.set(`/v1/${name}`, recordRoute(name, this.opts.rewardDefaults ?? {}));
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = createServer((req, res) => {
+      // Last resort: no error in one request may end the process.
+      this.handle(req, res).catch((e: unknown) => this.lastResort(e, req, res));
+    });
     this.server.requestTimeout = this.opts.timeoutMs + 5_000;
     this.server.keepAliveTimeout = 5_000;
   }
@@ -156,25 +198,47 @@ export class FrognanoServer {
     this.server.closeAllConnections();
   }
 
+  private lastResort(e: unknown, req: IncomingMessage, res: ServerResponse): void {
+    const err = e instanceof Error ? e : new Error(String(e));
+    this.opts.logger.error('unhandled error in a request', { method: req.method, url: req.url, error: { message: err.message, stack: err.stack } });
+    if (!res.headersSent) {
+      const text = '{"error":{"code":"INTERNAL","message":"internal error (see the service log)"}}';
+      res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close' });
+      res.end(text);
+    } else {
+      res.destroy();
+    }
+  }
+
+  /** True when the request carries the right bearer token (or none is required). */
+  private authorized(req: IncomingMessage): boolean {
+    if (this.tokenDigest === undefined) return true;
+    const h = req.headers.authorization;
+    if (typeof h !== 'string') return false;
+    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(h);
+    return m !== null && timingSafeEqual(sha256(m[1]!), this.tokenDigest);
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const id = ++this.seq;
     const t0 = performance.now();
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    let path = '?';
     this.inFlight++;
-    this.opts.logger.debug('received', { id, method: req.method, path });
     let status = 500;
     let error: { code: string; message: string; stack?: string | undefined } | undefined;
     let bytesIn = 0;
     let release: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
     let answered = false;
+    let computing = false;
+    let route: Route | undefined;
+    const aborter = new AbortController();
 
-    const send = (code: number, payload: unknown, headers: Record<string, string> = {}): void => {
+    const send = (code: number, payload: unknown, headers: Record<string, string> = {}, bareReward = false): void => {
       if (answered || res.headersSent) return;
       answered = true;
       status = code;
-      const text = JSON.stringify(payload);
+      const text = stringifyWire(payload, bareReward);
       const h: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers };
       if (this.draining) h.connection = 'close';
       res.writeHead(code, h);
@@ -190,6 +254,8 @@ export class FrognanoServer {
       } else if (e instanceof UserFunctionError) {
         error = { code: 'USER_FUNCTION_ERROR', message: e.message, stack: e.cause instanceof Error ? e.cause.stack : undefined };
         send(500, { error: { code: 'USER_FUNCTION_ERROR', message: e.message } });
+      } else if (e instanceof VerifierCallError && answered) {
+        // aborted at the time limit: the 504 is already sent
       } else {
         const err = e instanceof Error ? e : new Error(String(e));
         error = { code: 'INTERNAL', message: err.message, stack: err.stack };
@@ -207,30 +273,59 @@ export class FrognanoServer {
     });
     res.on('close', () => {
       clearTimeout(timer);
+      aborter.abort(); // a client gone before its answer: stop its verifier calls
       this.inFlight--;
       if (this.inFlight === 0) this.drained?.();
     });
 
     try {
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://localhost');
+      } catch {
+        req.resume();
+        throw new HttpError(400, 'BAD_REQUEST', `the request target ${JSON.stringify((req.url ?? '').slice(0, 200))} is not a valid path`);
+      }
+      path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+      this.opts.logger.debug('received', { id, method: req.method, path });
       if (this.draining) throw new HttpError(503, 'SHUTTING_DOWN', 'the service is shutting down', { headers: { 'retry-after': '1' } });
-      const route = this.routes.get(path);
+      if (path !== '/health' && !this.authorized(req)) {
+        req.resume();
+        throw new HttpError(401, 'UNAUTHORIZED', 'this service needs "Authorization: Bearer <token>" (the token given to frognano serve --token or FROGNANO_TOKEN)', {
+          headers: { 'www-authenticate': 'Bearer realm="frognano"' },
+        });
+      }
+      route = this.routes.get(path);
       if (!route) throw new HttpError(404, 'NOT_FOUND', `no endpoint ${path}; GET / lists them`);
       if (req.method !== route.method && !(route.method === 'GET' && req.method === 'HEAD')) {
         throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${path} takes ${route.method}, got ${req.method}`, { headers: { allow: route.method } });
       }
       if (route.method === 'GET') {
         req.resume();
-        send(200, route.handle(undefined, url));
+        send(200, route.handle(undefined, { url, signal: aborter.signal }));
         return;
       }
+      const limited = route;
       timer = setTimeout(() => {
-        fail(new HttpError(504, 'TIMEOUT', `the request took longer than ${this.opts.timeoutMs} ms`));
+        aborter.abort();
+        if (computing && limited.runsVerifier) {
+          fail(new HttpError(504, 'VERIFIER_TIMEOUT', `the reward module did not finish within --timeout-ms ${this.opts.timeoutMs}; its calls were terminated and their workers replaced`));
+        } else {
+          fail(new HttpError(504, 'TIMEOUT', `the request took longer than --timeout-ms ${this.opts.timeoutMs}`));
+        }
       }, this.opts.timeoutMs);
-      const body = await this.readBody(req, (n) => (bytesIn = n));
+      // A slot before the body: a body is buffered only when it can be computed
+      // (32 large bodies waiting for 2 slots must not all sit in memory).
       release = await this.limiter.acquire();
       if (!release) {
+        req.resume();
         throw new HttpError(503, 'OVERLOADED', `more than ${this.opts.maxQueue} requests are waiting; retry later`, { headers: { 'retry-after': '1' } });
       }
+      if (answered) {
+        req.resume();
+        return;
+      }
+      const body = await this.readBody(req, (n) => (bytesIn = n));
       if (answered) return;
       let parsed: unknown;
       try {
@@ -238,8 +333,9 @@ export class FrognanoServer {
       } catch (e) {
         throw new HttpError(400, 'INVALID_JSON', `the body is not valid JSON: ${(e as Error).message}`);
       }
-      const result = await route.handle(parsed, url);
-      send(200, result);
+      computing = true;
+      const result = await route.handle(parsed, { url, signal: aborter.signal });
+      send(200, result, {}, route.bareReward === true && typeof result === 'number');
     } catch (e) {
       fail(e);
     } finally {
@@ -252,7 +348,7 @@ export class FrognanoServer {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
       req.resume();
-      return Promise.reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', `the body has ${declared} bytes, more than --max-body-bytes ${limit}`, { headers: { connection: 'close' } }));
+      return Promise.reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', `the body has ${declared} bytes, more than the limit of ${limit} (${formatBytes(limit)}); start the service with a larger --max-body`, { headers: { connection: 'close' } }));
     }
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -265,7 +361,7 @@ export class FrognanoServer {
         if (total > limit) {
           over = true;
           chunks.length = 0;
-          reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', `the body is larger than --max-body-bytes ${limit}`, { headers: { connection: 'close' } }));
+          reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', `the body is larger than the limit of ${limit} bytes (${formatBytes(limit)}); start the service with a larger --max-body`, { headers: { connection: 'close' } }));
           return;
         }
         chunks.push(c);
@@ -276,4 +372,11 @@ export class FrognanoServer {
       req.on('error', (e) => reject(new HttpError(400, 'BAD_REQUEST', `reading the body failed: ${e.message}`)));
     });
   }
+}
+
+/** The default body limit: 128 MiB (see {@link ServerOptions.maxBodyBytes}). */
+export const DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024;
+
+function sha256(s: string): Buffer {
+  return createHash('sha256').update(s, 'utf8').digest();
 }

@@ -91,11 +91,20 @@ export interface ServiceHandle {
   stop(ms?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns `frognano serve --port 0 --host 127.0.0.1 <args>` and waits for its `listening` log line. */
-export function startService(args: readonly string[] = [], timeoutMs = 20_000): Promise<ServiceHandle> {
+/**
+ * Spawns `frognano serve --port 0 --host 127.0.0.1 <args>` and waits for its
+ * `listening` log line. `env` is added to the inherited environment (a value
+ * of undefined removes the variable).
+ */
+export function startService(args: readonly string[] = [], timeoutMs = 20_000, env: Record<string, string | undefined> = {}): Promise<ServiceHandle> {
+  // a FROGNANO_TOKEN in the developer's shell must not turn every test into a 401
+  const extra: Record<string, string | undefined> = { FROGNANO_TOKEN: undefined, ...env };
+  const childEnv = { ...process.env, ...extra };
+  for (const [k, v] of Object.entries(extra)) if (v === undefined) delete childEnv[k];
   const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: childEnv,
   });
   const logs: Record<string, unknown>[] = [];
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));

@@ -54,7 +54,7 @@ describe('OpenRLHF remote reward protocol (POST /openrlhf/reward)', () => {
       viaJson({
         rewards: lib.rewards,
         scores: lib.raw,
-        extra_logs: { success: [1, 0, 1, 1], truncated: [0, 0, 1, 0], assistant_tokens: [4000, 200, 9000, 800] },
+        extra_logs: { success: [1, 0, 1, 1], budget_truncated: [0, 0, 1, 0], assistant_tokens: [4000, 200, 9000, 800] },
       }),
     );
   });
@@ -71,7 +71,7 @@ describe('OpenRLHF remote reward protocol (POST /openrlhf/reward)', () => {
     expect(a.body).toMatchObject({ error: { code: 'INVALID_TYPE', field: 'labels' } });
     const b = await post(`${withModule.url}/openrlhf/reward`, { query: ['abc', 'de'] });
     expect(b.status).toBe(200);
-    expect(b.body).toEqual({ rewards: [3, 2], scores: [3, 2], extra_logs: {} });
+    expect(b.body).toEqual({ rewards: [3, 2], scores: [3, 2], extra_logs: { success: [1, 1], budget_truncated: [0, 0], assistant_tokens: [0, 0] } });
   });
 
   it('a label that is not an outcome is a 400 naming labels[i]; mismatched lengths are a 400', async () => {
@@ -251,14 +251,14 @@ describe('errors', () => {
     expect(logged).toMatchObject({ msg: 'request', path: '/slime/reward', status: 500 });
   });
 
-  it('a body over --max-body-bytes -> 413; a request over --timeout-ms -> 504', async () => {
+  it('a body over --max-body-bytes -> 413 naming --max-body; a reward module past --timeout-ms -> 504 VERIFIER_TIMEOUT', async () => {
     const big = await post(`${withModule.url}/slime/reward`, { response: 'x'.repeat(5000), label: '1' });
     expect(big.status).toBe(413);
-    expect(big.body).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+    expect(big.body).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE', message: expect.stringContaining('--max-body') } });
     const t0 = Date.now();
     const slow = await post(`${withModule.url}/slime/reward`, { response: 'r', label: 'slow:4000' });
     expect(slow.status).toBe(504);
-    expect(slow.body).toMatchObject({ error: { code: 'TIMEOUT' } });
+    expect(slow.body).toMatchObject({ error: { code: 'VERIFIER_TIMEOUT' } });
     expect(Date.now() - t0).toBeLessThan(3500);
   });
 
@@ -291,7 +291,7 @@ describe('bounded concurrent load on loopback', () => {
             expected: {
               rewards: lib.rewards,
               scores: lib.raw,
-              extra_logs: { success: o.map((x) => (x.success ? 1 : 0)), truncated: o.map((x) => (x.truncated ? 1 : 0)), assistant_tokens: o.map((x) => x.assistantTokens) },
+              extra_logs: { success: o.map((x) => (x.success ? 1 : 0)), budget_truncated: o.map((x) => (x.truncated ? 1 : 0)), assistant_tokens: o.map((x) => x.assistantTokens) },
             },
           };
         case 1:
