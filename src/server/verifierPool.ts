@@ -80,14 +80,17 @@ interface Slot {
 }
 
 /**
- * The worker's program. Plain JavaScript evaluated as the worker's script, so it
- * runs the same from the TypeScript sources (tests, tsx) and from `dist/`.
+ * The worker's program: a plain JavaScript module loaded from a `data:` URL, so
+ * it runs the same from the TypeScript sources and from `dist/`. (Unlike an
+ * `eval` worker, a URL worker runs the process's `--import` preloads, so a
+ * module that imports TypeScript works under tsx too.)
  */
 const WORKER_SOURCE = String.raw`
-const { parentPort, workerData } = require('node:worker_threads');
+import { parentPort, workerData } from 'node:worker_threads';
 (async () => {
   let fn;
   try {
+    if (workerData.tsx) (await import(workerData.tsx)).register();
     const mod = await import(workerData.url);
     fn = typeof mod.default === 'function' ? mod.default : mod.reward;
     if (typeof fn !== 'function') throw new Error(workerData.file + ' must export a function as its default export or as "reward"');
@@ -112,6 +115,23 @@ const { parentPort, workerData } = require('node:worker_threads');
   parentPort.postMessage({ type: 'ready' });
 })();
 `;
+
+/**
+ * tsx's register API when this process runs under tsx (frognano from its
+ * TypeScript sources: `npm run frognano`, the tests). tsx does not hook worker
+ * threads itself, so a reward module importing `frognano/leaf` would reach `.ts`
+ * files its worker cannot load. Undefined for the built package.
+ */
+const TSX_API: string | undefined = (() => {
+  if (!process.execArgv.some((a) => a.includes('tsx'))) return undefined;
+  try {
+    return import.meta.resolve('tsx/esm/api');
+  } catch {
+    return undefined;
+  }
+})();
+
+const WORKER_URL = new URL(`data:text/javascript,${encodeURIComponent(WORKER_SOURCE)}`);
 
 /** See the module comment. Create with {@link VerifierPool.start}. */
 export class VerifierPool {
@@ -190,7 +210,7 @@ export class VerifierPool {
 
   /** Starts one worker; resolves once it has imported the module. */
   private spawn(loadTimeoutMs: number): Promise<void> {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { url: this.url, file: this.file } });
+    const worker = new Worker(WORKER_URL, { workerData: { url: this.url, file: this.file, tsx: TSX_API } });
     const slot: Slot = { worker, ready: false, call: undefined, retiring: false };
     this.slots.add(slot);
     return new Promise<void>((resolveLoad, rejectLoad) => {

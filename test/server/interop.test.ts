@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupAdvantages } from '../../src/advantage/index.js';
 import { shapeRewards } from '../../src/rewards/index.js';
 import { post, runInProcess, startService, type ServiceHandle } from '../cli/helpers.js';
+import { hasBwrap } from '../helpers/system.js';
 
 const FIXTURE = 'test/server/fixtures/reward-module.mjs';
 const SHAPING = { budget: 1000, alpha: 0.5 };
@@ -200,11 +201,38 @@ describe('reward modules run in an isolated worker pool', () => {
   });
 });
 
+describe.runIf(hasBwrap())('the example verifier (examples/reward-module.mjs) behind the service', () => {
+  it('grades answers in the Leaf sandbox from its worker threads; a hostile answer cannot poison later ones', async () => {
+    const svc = await startService(['--reward-module', 'examples/reward-module.mjs', '--workers', '2', '--budget', '1000', '--alpha', '0.5']);
+    try {
+      const tests = label({ entry: 'add', tests: [{ args: [2, 3], expect: 5 }, { args: [-1, 1], expect: 0 }] });
+      const code = (c: string) => '```js\n' + c + '\n```';
+      const r = await post(`${svc.url}/openrlhf/reward`, {
+        query: [
+          code('function add(a, b) { return a + b; }'),
+          code('JSON.stringify = () => "x"; function add() { return 0; }'),
+          code('function add(a, b) { return a - b; }'),
+        ],
+        labels: [tests, tests, tests],
+        response_lengths: [300, 40, 50],
+      });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({
+        rewards: [1, 0, 0],
+        scores: [1, 0, 0],
+        extra_logs: { success: [1, 0, 0], budget_truncated: [0, 0, 0], assistant_tokens: [300, 40, 50] },
+      });
+    } finally {
+      expect((await svc.stop()).code).toBe(0);
+    }
+  }, 30_000);
+});
+
 describe('bearer authentication (--token / FROGNANO_TOKEN)', () => {
   it('every route but /health needs the token: 401 UNAUTHORIZED without it or with a wrong one', async () => {
     expect((await fetch(`${authed.url}/health`)).status).toBe(200);
     const body = { query: ['a'], prompts: [''], labels: [ok(1)] };
-    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 's3cret-token' }, { authorization: 'Basic s3cret-token' }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong' }, { authorization: 's3cret-token' }, { authorization: 'Basic s3cret-token' }]) {
       const r = await postText(`${authed.url}/openrlhf/reward`, body, headers);
       expect(r.status).toBe(401);
       expect(JSON.parse(r.text)).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
