@@ -1,53 +1,30 @@
-"""slime custom reward model that forwards each sample to `frognano serve`.
-
-Written against slime's rm_hub (slime/rollout/rm_hub/__init__.py: `async_rm` calls
-`custom_rm(args, sample)`, `batched_async_rm` calls `custom_rm(args, samples)`;
-`--custom-rm-path` is a dotted "module.function" path loaded by slime.utils.misc.load_function).
+"""slime hooks for `frognano serve`: the custom RM (a shim over python/frognano_client.py) and a raw-outcome filter.
 
 Plain `--rm-type remote_rm --rm-url http://HOST:8000/slime/reward` needs no code:
-slime POSTs {"prompt", "response", "label"} itself. Use this file instead when your
-rollout (a custom generate function) has already run the tests and stored the
-verifier's outcome in `sample.metadata["outcome"]`:
+slime POSTs {"prompt", "response", "label"} itself. The custom RM is
+python/frognano_client.py's `rm` (one definition): it also sends the sample's
+response_length and status (as finish_reason) and, when a custom generate
+function stored the verifier's verdict in `sample.metadata["outcome"]`, that
+outcome as the label, so frognano shapes it (0 / 0.5 / the log-length reward):
 
-    PYTHONPATH=examples/interop:$PYTHONPATH ... --custom-rm-path slime_frognano_rm.frognano_rm
+    PYTHONPATH=/path/to/frognano/python:$PYTHONPATH ... --custom-rm-path frognano_client.rm
+    PYTHONPATH=/path/to/frognano/examples/interop:$PYTHONPATH ... --custom-rm-path slime_frognano_rm.frognano_rm
 
-It sends that outcome as the label, so frognano shapes it (0 / 0.5 / the
-log-length reward). Standard library only. FROGNANO_URL defaults to
-http://127.0.0.1:8000.
+It handles one sample and a list (--group-rm). Standard library only;
+FROGNANO_URL defaults to http://127.0.0.1:8000 (see python/frognano_client.py).
 """
 
-import asyncio
-import json
 import os
-import urllib.request
+import sys
 
-FROGNANO_URL = os.environ.get("FROGNANO_URL", "http://127.0.0.1:8000").rstrip("/")
-TIMEOUT_S = float(os.environ.get("FROGNANO_TIMEOUT_S", "60"))
+_CLIENT_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+if _CLIENT_DIR not in sys.path:
+    sys.path.insert(0, _CLIENT_DIR)
 
+from frognano_client import batched_rm  # noqa: E402
+from frognano_client import rm as frognano_rm  # noqa: E402
 
-def _post(body):
-    req = urllib.request.Request(
-        FROGNANO_URL + "/slime/reward",
-        data=json.dumps(body).encode("utf-8"),
-        headers={"content-type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(req, timeout=TIMEOUT_S) as resp:
-        return json.loads(resp.read())
-
-
-def _body(sample):
-    metadata = sample.metadata if isinstance(getattr(sample, "metadata", None), dict) else {}
-    outcome = metadata.get("outcome")
-    label = json.dumps(outcome) if outcome is not None else sample.label
-    return {"prompt": sample.prompt, "response": sample.response, "label": label}
-
-
-async def frognano_rm(args, sample, **kwargs):
-    """One sample -> its reward; a list of samples -> the list of rewards."""
-    if isinstance(sample, list):
-        return await asyncio.gather(*(frognano_rm(args, s, **kwargs) for s in sample))
-    return await asyncio.to_thread(_post, _body(sample))
+__all__ = ["batched_rm", "frognano_rm", "frognano_raw_outcome_filter"]
 
 
 def frognano_raw_outcome_filter(args, samples, **kwargs):
