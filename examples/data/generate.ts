@@ -1,15 +1,23 @@
 /**
- * Makes examples/data/rollouts.jsonl: a small, seeded, synthetic set of rollout
- * groups in the shape a FrogNano-style trainer collects (one JSON object per
- * task group). Run: `npx tsx examples/data/generate.ts`.
+ * Makes the bundled example data, seeded and synthetic (nothing is copied from
+ * a real training run). Run: `npx tsx --conditions=@frognano/source examples/data/generate.ts [DIR]`
+ * (DIR defaults to examples/data).
  *
- * Everything is synthetic and made by this script; nothing is copied from a
- * real training run. Each rollout carries its raw outcome, its assistant token
- * count, a GAGAR judge verdict when it succeeded, and per-token log-probs under
- * the rollout policy and a slightly moved current policy (for the DPPO mask).
+ * - `rollouts.jsonl`: rollout groups in the shape a FrogNano-style trainer
+ *   collects, one JSON object per task group (`{ taskId, statement, rollouts }`),
+ *   read by examples/demo.ts. It is no subcommand's input. Each rollout carries
+ *   its raw outcome, its assistant token count, a GAGAR judge verdict when it
+ *   succeeded, and per-token log-probs under the rollout policy and a slightly
+ *   moved current policy (for the DPPO mask).
+ * - `tinker-rollouts.jsonl`: the input of `frognano tinker-datums`, one rollout
+ *   per line (`{ id, tokens, lossMask, logprobs, advantage }`): the join of
+ *   step 3 in docs/recipes/tinker.md, made from the same groups.
  */
 import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import seedrandom from 'seedrandom';
+import { groupAdvantages, shapeRewards } from 'frognano';
 
 const rng = seedrandom('frognano-demo-data-v1');
 const uniform = (a: number, b: number) => a + (b - a) * rng();
@@ -25,10 +33,22 @@ const tasks = [
   { id: 'semver-prerelease', p: 0.35, statement: 'Comparing 1.0.0-rc.1 with 1.0.0 says the pre-release is newer.' },
 ];
 
-const lines: string[] = [];
+/** One demo rollout: raw outcome, length, judge verdict, per-token log-probs and loss mask. */
+interface Rollout {
+  success: boolean;
+  truncated: boolean;
+  assistantTokens: number;
+  judge: unknown;
+  policyLag: number;
+  logpRollout: number[];
+  logpNew: number[];
+  lossMask: number[];
+}
+
+const groups: { taskId: string; statement: string; rollouts: Rollout[] }[] = [];
 for (const [ti, task] of tasks.entries()) {
   const policyLag = ti % 3 === 2 ? 3 : 1;
-  const rollouts = [];
+  const rollouts: Rollout[] = [];
   for (let j = 0; j < 8; j++) {
     const success = rng() < task.p;
     const truncated = rng() < 0.12;
@@ -64,13 +84,46 @@ for (const [ti, task] of tasks.entries()) {
     }
     rollouts.push({ success, truncated, assistantTokens, judge, policyLag, logpRollout, logpNew, lossMask });
   }
-  lines.push(JSON.stringify({ taskId: task.id, statement: task.statement, rollouts }));
+  groups.push({ taskId: task.id, statement: task.statement, rollouts });
 }
 
 function round(x: number) {
   return Math.round(x * 1e6) / 1e6;
 }
 
-const out = new URL('./rollouts.jsonl', import.meta.url);
-writeFileSync(out, lines.join('\n') + '\n');
-console.log(`wrote ${lines.length} groups to ${out.pathname}`);
+/**
+ * One `tinker-datums` record per rollout of the groups the zero-variance filter
+ * keeps (dropped groups have all-zero advantages and carry no gradient): token
+ * ids from their own seeded generator (the groups above stay as they were),
+ * the rollout's loss mask, its sampling log-probs on the model's tokens (0
+ * elsewhere), and its advantage as `npm run demo:step` computes it (shaped rewards,
+ * std-scaled group advantages filtered on raw outcomes).
+ */
+function tinkerRecords(): unknown[] {
+  const tokenRng = seedrandom('frognano-demo-tinker-v1');
+  const shaped = groups.map((g) => shapeRewards(g.rollouts, { budget: 6000, alpha: 0.25, truncatedReward: 0.5 }));
+  const adv = groupAdvantages(
+    shaped.map((s) => s.rewards),
+    { filterBy: shaped.map((s) => s.raw) },
+  );
+  return groups.flatMap((g, gi) =>
+    !adv.kept[gi]
+      ? []
+      : g.rollouts.map((r, j) => ({
+          id: `${g.taskId}/${j}`,
+          tokens: r.lossMask.map(() => Math.floor(tokenRng() * 151_643)),
+          lossMask: r.lossMask,
+          logprobs: r.lossMask.map((m, t) => (m === 1 ? r.logpRollout[t]! : 0)),
+          advantage: adv.advantages[gi]![j]!,
+        })),
+  );
+}
+
+const dir = process.argv[2] ? pathToFileURL(`${resolve(process.argv[2])}/`) : new URL('./', import.meta.url);
+const write = (name: string, records: readonly unknown[], what: string) => {
+  const out = new URL(name, dir);
+  writeFileSync(out, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  console.log(`wrote ${records.length} ${what} to ${out.pathname}`);
+};
+write('rollouts.jsonl', groups, 'groups');
+write('tinker-rollouts.jsonl', tinkerRecords(), 'tinker-datums records');

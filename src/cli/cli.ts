@@ -5,10 +5,10 @@ import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import type { FlagSpec, ParsedFlags, RecordCommand } from './command.js';
-import { findRecordCommand } from './commands/index.js';
+import { findRecordCommand, RECORD_COMMANDS } from './commands/index.js';
 import { ExitCode, IoError, UsageError } from './exitCodes.js';
 import { enumFlag } from './flags.js';
-import { commandHelp, COMMON_FLAGS, mainHelp } from './help.js';
+import { commandHelp, COMMON_FLAGS, mainHelp, nearest, type OtherCommandName } from './help.js';
 import type { InputFormat } from './jsonl.js';
 import { InvalidInputError, OutputClosedError, runRecords } from './run.js';
 
@@ -29,7 +29,20 @@ export function packageVersion(): string {
   }
 }
 
-/** Parses `argv` against the flag specs; unknown flags and positionals are bad usage. */
+/** `; did you mean X?` when one of `candidates` is close to `word` (see {@link nearest}), else nothing. */
+function didYouMean(word: string, candidates: readonly string[], quote: (s: string) => string): string {
+  const near = nearest(word, candidates);
+  return near === undefined ? '' : `; did you mean ${quote(near)}?`;
+}
+
+/** The "unknown flag" message, with the nearest known `--flag` when one is close (`--budjet` -> `--budget`). */
+function unknownFlagMessage(message: string, specs: Readonly<Record<string, FlagSpec>>): string {
+  const flag = /^Unknown option '(--[^'=]+)'/.exec(message)?.[1];
+  const hint = flag === undefined ? '' : didYouMean(flag, Object.keys(specs).map((n) => `--${n}`), (f) => f);
+  return message.replace(/\. To specify a positional argument.*$/s, '').replace(/^Unknown option/, 'unknown flag') + hint;
+}
+
+/** Parses `argv` against the flag specs; unknown flags (with a "did you mean") and positionals are bad usage. */
 export function parseFlags(argv: readonly string[], specs: Readonly<Record<string, FlagSpec>>): ParsedFlags {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
   for (const [name, f] of Object.entries(specs)) options[name] = { type: f.type };
@@ -40,8 +53,7 @@ export function parseFlags(argv: readonly string[], specs: Readonly<Record<strin
     return values as ParsedFlags;
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    const msg = e instanceof Error ? e.message : String(e);
-    throw new UsageError(msg.replace(/\. To specify a positional argument.*$/s, '').replace(/^Unknown option/, 'unknown flag'));
+    throw new UsageError(unknownFlagMessage(e instanceof Error ? e.message : String(e), specs));
   }
 }
 
@@ -133,46 +145,72 @@ async function runRecordCommand(cmd: RecordCommand<unknown>, argv: readonly stri
   }
 }
 
+/** Runs one subcommand on the arguments after its name; resolves to the exit code. */
+type Runner = (argv: readonly string[], io: CliIo) => Promise<number>;
+
+/**
+ * The subcommands that are not record filters, by name: those of the help's
+ * `OTHER_COMMANDS` (the type requires a runner for each) plus `help` and
+ * `version`. Heavy modules load only when their subcommand runs.
+ */
+const RUNNERS: Readonly<Record<OtherCommandName | 'help' | 'version', Runner>> = {
+  help: async ([sub], io) => {
+    if (sub !== undefined) return runCli([sub, '--help'], io);
+    io.stdout.write(mainHelp(packageVersion()));
+    return ExitCode.OK;
+  },
+  version: async (_argv, io) => {
+    io.stdout.write(`${packageVersion()}\n`);
+    return ExitCode.OK;
+  },
+  serve: async (argv, io) => (await import('../server/serveCommand.js')).runServe(argv, io),
+  rollout: async (argv, io) => (await import('./leafCommands.js')).runRollout(argv, io),
+  'validate-tasks': async (argv, io) => (await import('./leafCommands.js')).runValidateTasks(argv, io),
+};
+
+/** Every subcommand `runCli` dispatches: the record subcommands, then the others (the "did you mean" candidates). */
+export function subcommandNames(): string[] {
+  return [...RECORD_COMMANDS.map((c) => c.name), ...Object.keys(RUNNERS)];
+}
+
+/** The runner of subcommand `name`, if there is one. */
+function findRunner(name: string): Runner | undefined {
+  if (Object.hasOwn(RUNNERS, name)) return RUNNERS[name as keyof typeof RUNNERS];
+  const cmd = findRecordCommand(name);
+  return cmd && ((argv, io) => runRecordCommand(cmd, argv, io));
+}
+
+/** An unknown subcommand: bad usage (exit 2), reported by `frognano` itself with a pointer to its list. */
+class UnknownSubcommandError extends UsageError {
+  constructor(name: string) {
+    const candidates = name.startsWith('-') ? ['--help', '--version'] : subcommandNames();
+    super(`unknown subcommand ${JSON.stringify(name)}${didYouMean(name, candidates, (n) => JSON.stringify(n))}`);
+    this.name = 'UnknownSubcommandError';
+  }
+}
+
 /**
  * Runs `frognano <argv>` and resolves to the exit code (see {@link ExitCode}).
  * Never throws: usage, input, I/O and internal errors are reported on `io.stderr`.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
-  const label = name && !name.startsWith('-') ? `frognano ${name}` : 'frognano';
+  const runner = name === undefined ? undefined : findRunner(name);
+  const label = runner && name !== 'help' && name !== 'version' ? `frognano ${name}` : 'frognano';
   try {
     if (name === undefined) {
       io.stderr.write(mainHelp(packageVersion()));
       return ExitCode.USAGE;
     }
-    if (name === '--help' || name === '-h') {
-      io.stdout.write(mainHelp(packageVersion()));
-      return ExitCode.OK;
-    }
-    if (name === '--version' || name === '-v' || name === 'version') {
-      io.stdout.write(`${packageVersion()}\n`);
-      return ExitCode.OK;
-    }
-    if (name === 'help') {
-      const sub = rest[0];
-      if (sub === undefined) {
-        io.stdout.write(mainHelp(packageVersion()));
-        return ExitCode.OK;
-      }
-      return runCli([sub, '--help'], io);
-    }
-    if (name === 'serve') {
-      const { runServe } = await import('../server/serveCommand.js');
-      return await runServe(rest, io);
-    }
-    if (name === 'rollout' || name === 'validate-tasks') {
-      const { runRollout, runValidateTasks } = await import('./leafCommands.js');
-      return await (name === 'rollout' ? runRollout : runValidateTasks)(rest, io);
-    }
-    const cmd = findRecordCommand(name);
-    if (!cmd) throw new UsageError(`unknown subcommand ${JSON.stringify(name)}`);
-    return await runRecordCommand(cmd, rest, io);
+    if (name === '--help' || name === '-h') return await RUNNERS.help([], io);
+    if (name === '--version' || name === '-v') return await RUNNERS.version([], io);
+    if (!runner) throw new UnknownSubcommandError(name);
+    return await runner(rest, io);
   } catch (e) {
+    if (e instanceof UnknownSubcommandError) {
+      io.stderr.write(`${label}: ${e.message}\nRun '${label} --help' for the list.\n`);
+      return ExitCode.USAGE;
+    }
     if (e instanceof UsageError) {
       io.stderr.write(`${label}: ${e.message}\nRun '${label} --help' for usage.\n`);
       return ExitCode.USAGE;

@@ -12,6 +12,63 @@ export const COMMON_FLAGS: Readonly<Record<string, FlagSpec>> = {
   help: { type: 'boolean', description: 'this help' },
 };
 
+/**
+ * The subcommands that are not record filters, with their line in `frognano --help`.
+ * `runCli` has a runner for each (its table is typed by these names), so this
+ * list and the dispatcher cannot drift apart.
+ */
+export const OTHER_COMMANDS = [
+  { name: 'serve', summary: 'HTTP service: OpenRLHF / slime / verl reward endpoints, advantages, GAGAR' },
+  { name: 'rollout', summary: 'Leaf harness: G sandboxed episodes per task against a model, graded, with rewards and advantages' },
+  { name: 'validate-tasks', summary: 'executable validation of a tasks file (fails before, passes with the reference patch)' },
+] as const;
+
+/** The name of one of {@link OTHER_COMMANDS}. */
+export type OtherCommandName = (typeof OTHER_COMMANDS)[number]['name'];
+
+/**
+ * The optimal-string-alignment (restricted Damerau-Levenshtein) distance: the
+ * fewest insertions, deletions, substitutions and swaps of two adjacent
+ * characters that turn `a` into `b` (`hlep` -> `help` is 1).
+ */
+export function editDistance(a: string, b: string): number {
+  // d[i][j]: distance between a[0, i) and b[0, j), kept as three rows.
+  let prev2: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2]! + 1);
+      cur.push(d);
+    }
+    prev2 = prev;
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * The candidate nearest to `word` (case aside) for a "did you mean" hint, or
+ * undefined when none is close: the distance must be at most
+ * max(2, floor(length / 3)) of `word`. Ties go to the earlier candidate.
+ */
+export function nearest(word: string, candidates: readonly string[]): string | undefined {
+  const w = word.toLowerCase();
+  const limit = Math.max(2, Math.floor(w.length / 3));
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(w, c.toLowerCase());
+    if (d <= limit && d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
 /** The exit-code table printed by the help. */
 const EXIT_CODES_HELP = `Exit codes:
   0   success (with --skip-invalid: the valid records were processed)
@@ -62,10 +119,7 @@ export function commandHelp(c: RecordCommand<unknown>): string {
 
 /** `frognano --help`. */
 export function mainHelp(version: string): string {
-  const rows: [string, string][] = RECORD_COMMANDS.map((c) => [c.name, c.summary]);
-  rows.push(['serve', 'HTTP service: OpenRLHF / slime / verl reward endpoints, advantages, GAGAR']);
-  rows.push(['rollout', 'Leaf harness: G sandboxed episodes per task against a model, graded, with rewards and advantages']);
-  rows.push(['validate-tasks', 'executable validation of a tasks file (fails before, passes with the reference patch)']);
+  const rows: [string, string][] = [...RECORD_COMMANDS, ...OTHER_COMMANDS].map((c) => [c.name, c.summary]);
   const width = Math.max(...rows.map(([n]) => n.length)) + 2;
   const first = RECORD_COMMANDS.find((c) => c.name === 'advantages')!.examples[0]!;
   return [

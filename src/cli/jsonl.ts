@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { RecordError } from './record.js';
+import { stringifyWire } from '../wire/index.js';
 
 /**
  * Streaming input and output of records.
@@ -18,13 +19,28 @@ export type InputFormat = 'auto' | 'jsonl' | 'json';
 /** One input record, or the reason it could not be read. `where` is `line N` (JSONL) or `record N` (JSON array). */
 export type InputItem = { where: string; value: unknown; error?: undefined } | { where: string; value?: undefined; error: RecordError };
 
-/** Splits a byte or string stream into lines (without the trailing `\n` / `\r\n`). */
+/** U+FEFF, the byte order mark: UTF-8 `EF BB BF`, which Windows editors put at the start of a file. */
+const BOM = '\uFEFF';
+
+/**
+ * Splits a byte or string stream into lines (without the trailing `\n` / `\r\n`).
+ *
+ * Bytes are decoded as UTF-8 with `StringDecoder`, which keeps a character
+ * split across chunks (the BOM `EF | BB BF` included) for the next chunk and
+ * never drops a BOM itself. One U+FEFF at the very start of the stream is
+ * dropped here, explicitly; a U+FEFF anywhere else is data.
+ */
 export async function* readLines(source: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
   let rest = '';
+  let atStart = true;
   for await (const chunk of source) {
-    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+    let text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
     if (text.length === 0) continue;
+    if (atStart) {
+      atStart = false;
+      if (text.startsWith(BOM)) text = text.slice(BOM.length);
+    }
     const buf = rest.length ? rest + text : text;
     let start = 0;
     let nl = buf.indexOf('\n', start);
@@ -149,7 +165,7 @@ export class RecordWriter {
 
   /** Queues one record; resolves once it is buffered (after a drain when needed). */
   async write(record: unknown): Promise<void> {
-    this.buf += JSON.stringify(record) + '\n';
+    this.buf += stringifyWire(record) + '\n';
     this.count++;
     if (this.buf.length >= this.batchBytes) await this.flush();
   }

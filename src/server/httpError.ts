@@ -4,16 +4,19 @@
  *
  * | status | code | when |
  * | --- | --- | --- |
+ * | 400 | `BAD_REQUEST` | the request target is not a valid path (`//a:b`), or reading the body failed |
  * | 400 | `INVALID_JSON` | the body is not JSON |
  * | 400 | `INVALID_TYPE`, `NON_FINITE`, `LENGTH_MISMATCH`, `EMPTY_INPUT`, `OUT_OF_RANGE` | the body fails validation (the library's codes) |
+ * | 401 | `UNAUTHORIZED` | the service has a token (`--token`) and the request lacks `Authorization: Bearer <token>` |
  * | 404 | `NOT_FOUND` | no such endpoint |
  * | 405 | `METHOD_NOT_ALLOWED` | wrong method (the `Allow` header lists the right one) |
- * | 413 | `PAYLOAD_TOO_LARGE` | body over `--max-body-bytes` |
- * | 500 | `USER_FUNCTION_ERROR` | the reward module threw or returned something that is not a number or an outcome |
+ * | 413 | `PAYLOAD_TOO_LARGE` | body over `--max-body` |
+ * | 500 | `USER_FUNCTION_ERROR` | the reward module threw, crashed its worker, or returned something that is not a number or an outcome |
  * | 500 | `INTERNAL` | a bug in frognano |
  * | 503 | `OVERLOADED` | more requests waiting than `--max-queue` (retry; `Retry-After` is set) |
  * | 503 | `SHUTTING_DOWN` | the service is draining before it stops |
  * | 504 | `TIMEOUT` | the request took longer than `--timeout-ms` |
+ * | 504 | `VERIFIER_TIMEOUT` | the reward module was still running at `--timeout-ms` (terminated, its worker replaced) |
  */
 export class HttpError extends Error {
   readonly status: number;

@@ -52,7 +52,9 @@ describe.concurrent('exit codes of the spawned binary', () => {
       runFrognano(['advantages', '--in', join(dir, 'does-not-exist.jsonl')]),
     ]);
     expect(sub.code).toBe(2);
-    expect(sub.stderr).toContain('unknown subcommand "advantagez"');
+    expect(sub.stderr).toContain('frognano: unknown subcommand "advantagez"; did you mean "advantages"?');
+    expect(sub.stderr).toContain("Run 'frognano --help' for the list.");
+    expect(sub.stderr).not.toContain('frognano advantagez --help');
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain("unknown flag '--scael'");
     expect(value.code).toBe(2);

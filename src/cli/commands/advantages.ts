@@ -68,12 +68,12 @@ export const advantagesCommand: RecordCommand<Defaults> = {
     {
       command: 'frognano advantages --std population --eps 0',
       input: '{"rewards":[1,0,0,1]}',
-      output: '{"advantages":[1,-1,-1,1],"kept":true}',
+      output: '{"advantages":[1.0,-1.0,-1.0,1.0],"kept":true}',
     },
     {
       command: 'frognano advantages',
       input: '{"id":"t7","rewards":[1,0.5,0,0.5],"filterBy":[1,1,0,1],"opts":{"scale":"none"}}',
-      output: '{"id":"t7","advantages":[0.5,0,-0.5,0],"kept":true}',
+      output: '{"id":"t7","advantages":[0.5,0.0,-0.5,0.0],"kept":true}',
     },
   ],
   configure(flags) {

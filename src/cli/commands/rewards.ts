@@ -97,12 +97,12 @@ export const rewardsCommand: RecordCommand<Defaults> = {
     {
       command: 'frognano rewards --budget 1000 --alpha 0.5',
       input: '{"outcomes":[{"success":true,"truncated":false,"assistantTokens":800},{"success":true,"truncated":true,"assistantTokens":3000},{"success":false,"truncated":false,"assistantTokens":500}]}',
-      output: '{"rewards":[1,0.5,0],"filterBy":[1,1,0]}',
+      output: '{"rewards":[1.0,0.5,0.0],"filterBy":[1,1,0]}',
     },
     {
       command: 'frognano rewards --budget 1000 --alpha 0.5',
       input: '{"id":"r1","outcome":{"success":true,"truncated":false,"assistantTokens":4000}}',
-      output: '{"id":"r1","reward":0.3068528194400547,"raw":1}',
+      output: '{"id":"r1","reward":0.3068528194400547,"raw":1.0}',
     },
   ],
   configure(flags) {

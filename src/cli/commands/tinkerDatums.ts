@@ -73,7 +73,7 @@ export const tinkerDatumsCommand: RecordCommand<undefined> = {
     {
       command: 'frognano tinker-datums',
       input: '{"tokens":[11,12,13,14,15],"lossMask":[0,0,1,1,0],"logprobs":[0,0,-0.5,-0.25,0],"advantage":0.75}',
-      output: '{"model_input":[11,12,13,14],"loss_fn_inputs":{"target_tokens":[12,13,14,15],"logprobs":[0,-0.5,-0.25,0],"advantages":[0,0.75,0.75,0]}}',
+      output: '{"model_input":[11,12,13,14],"loss_fn_inputs":{"target_tokens":[12,13,14,15],"logprobs":[0,-0.5,-0.25,0],"advantages":[0.0,0.75,0.75,0.0]}}',
     },
   ],
   configure: () => undefined,
