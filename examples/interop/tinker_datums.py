@@ -6,7 +6,7 @@ float32) and the tinker-cookbook RL convention (rl/data_processing.py): inputs a
 tokens[:-1], every per-position tensor is aligned with the targets tokens[1:],
 0 on prompt and tool-output positions.
 
-    frognano tinker-datums --in rollouts.jsonl --out datums.jsonl
+    frognano tinker-datums --in examples/data/tinker-rollouts.jsonl --out datums.jsonl
     python3 examples/interop/tinker_datums.py datums.jsonl
 """
 
