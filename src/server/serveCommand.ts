@@ -33,6 +33,8 @@ export const SERVE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   'max-concurrency': { type: 'string', value: 'N', description: 'requests computed at once. Default 64' },
   'max-queue': { type: 'string', value: 'N', description: 'requests waiting for a slot; beyond -> 503. Default 1024' },
   'shutdown-timeout-ms': { type: 'string', value: 'MS', description: 'on SIGTERM/SIGINT, how long to wait for in-flight requests. Default 30000' },
+  'drain-ms': { type: 'string', value: 'MS', description: 'on SIGTERM/SIGINT, how long open connections get 503 + Connection: close before they are closed. Default 2000' },
+  'max-connections': { type: 'string', value: 'N', description: 'open TCP connections at most; beyond, new ones are closed. Default 1000' },
   'log-file': { type: 'string', value: 'FILE', description: 'append the JSON log lines to FILE (default: stderr)' },
   'log-level': { type: 'string', value: 'debug|info|warn|error', description: 'least severe level logged. Default info (one line per request)' },
   help: { type: 'boolean', description: 'this help' },
@@ -155,6 +157,8 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     maxConcurrency: intFlag(flags, 'max-concurrency', 1),
     maxQueue: intFlag(flags, 'max-queue', 0),
     shutdownTimeoutMs: intFlag(flags, 'shutdown-timeout-ms', 0),
+    drainMs: intFlag(flags, 'drain-ms', 0),
+    maxConnections: intFlag(flags, 'max-connections', 1),
     ...(token === undefined ? {} : { token }),
   };
   const modulePath = flags['reward-module'] as string | undefined;

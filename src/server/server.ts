@@ -45,6 +45,19 @@ export interface ServerOptions {
   maxQueue?: number;
   /** How long a graceful shutdown waits for in-flight requests before closing connections. Default 30000. */
   shutdownTimeoutMs?: number;
+  /**
+   * Drain period of a shutdown, in ms: open connections stay open this long (or
+   * until their clients close them), and a request arriving on one is answered
+   * 503 `SHUTTING_DOWN` with `Connection: close` instead of meeting a closed
+   * socket. Default 2000.
+   */
+  drainMs?: number;
+  /** Open TCP connections at most; beyond, a new connection is closed at once. Default 1000. */
+  maxConnections?: number;
+  /** Time a connection may take to send a request's headers, from its first byte or from connecting; later -> the socket is closed. Default 10000. */
+  headersTimeoutMs?: number;
+  /** Time an idle keep-alive connection is kept open between requests. Default 5000. */
+  keepAliveTimeoutMs?: number;
   /** Scores OpenRLHF / slime / verl requests. */
   engine: RewardEngine;
   /** Shaping options given on the command line: the defaults of `POST /v1/rewards`. Default `{}` (each body gives budget and alpha). */
@@ -100,6 +113,12 @@ export class FrognanoServer {
   private seq = 0;
   private inFlight = 0;
   private draining = false;
+  /** Open TCP connections. */
+  private readonly openSockets = new Set<import('node:net').Socket>();
+  /** Called when the last open connection closes during a drain. */
+  private socketsGone: (() => void) | undefined;
+  /** Sockets with a request being answered (never closed by the idle timer). */
+  private readonly busySockets = new Set<import('node:net').Socket>();
   private drained: (() => void) | undefined;
 
   constructor(options: ServerOptions) {
@@ -111,6 +130,10 @@ export class FrognanoServer {
       maxConcurrency: 64,
       maxQueue: 1024,
       shutdownTimeoutMs: 30_000,
+      drainMs: 2_000,
+      maxConnections: 1_000,
+      headersTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 5_000,
       ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
     } as FrognanoServer['opts'];
     this.tokenDigest = options.token === undefined ? undefined : sha256(options.token);
@@ -134,8 +157,28 @@ export class FrognanoServer {
       // Last resort: no error in one request may end the process.
       this.handle(req, res).catch((e: unknown) => this.lastResort(e, req, res));
     });
-    this.server.requestTimeout = this.opts.timeoutMs + 5_000;
-    this.server.keepAliveTimeout = 5_000;
+    // Slow or silent clients: the headers must arrive within headersTimeoutMs
+    // (a socket that never sends a byte included), the whole request within
+    // timeoutMs + 5 s; an idle keep-alive socket closes after keepAliveTimeoutMs.
+    this.server.headersTimeout = this.opts.headersTimeoutMs;
+    this.server.requestTimeout = Math.max(this.opts.timeoutMs + 5_000, this.opts.headersTimeoutMs + 1);
+    this.server.keepAliveTimeout = this.opts.keepAliveTimeoutMs;
+    this.server.maxConnections = this.opts.maxConnections;
+    // A socket that connects and never sends a byte is not parsing headers yet in
+    // every Node version: give it the same limit.
+    this.server.on('connection', (socket) => {
+      this.openSockets.add(socket);
+      socket.once('close', () => {
+        this.openSockets.delete(socket);
+        if (this.openSockets.size === 0) this.socketsGone?.();
+      });
+      socket.setTimeout(this.opts.headersTimeoutMs + this.opts.keepAliveTimeoutMs, () => {
+        if (!this.busySockets.has(socket)) socket.destroy();
+      });
+    });
+    this.server.on('drop', (data?: { remoteAddress?: string }) => {
+      this.opts.logger.warn('connection refused: --max-connections reached', { maxConnections: this.opts.maxConnections, remoteAddress: data?.remoteAddress });
+    });
   }
 
   private index(): unknown {
@@ -166,14 +209,30 @@ export class FrognanoServer {
   }
 
   /**
-   * Graceful shutdown: stop accepting connections, answer new requests on open
-   * connections with 503, wait for the requests in flight (up to
-   * `shutdownTimeoutMs`), then close every connection. Resolves to true when
-   * every in-flight request was answered in time.
+   * Graceful shutdown:
+   * 1. drain: for `drainMs`, or until every client has closed its connection,
+   *    keep listening and answer every new request, on an open keep-alive
+   *    connection or a new one, with 503 `SHUTTING_DOWN`, `Retry-After: 1` and
+   *    `Connection: close`, so a request that crosses the shutdown gets an answer
+   *    instead of a reset;
+   * 2. stop listening, close the idle connections, wait for the requests in
+   *    flight (up to `shutdownTimeoutMs`), then close every connection.
+   * Resolves to true when every in-flight request was answered in time. A
+   * client connecting in the instant the listener closes can still see a reset
+   * or a refused connection: clients retry those (the Python client does).
    */
   async shutdown(): Promise<boolean> {
     if (!this.draining) {
       this.draining = true;
+      if (this.openSockets.size > 0 && this.opts.drainMs > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          this.socketsGone = resolve;
+          timer = setTimeout(resolve, this.opts.drainMs);
+        });
+        clearTimeout(timer);
+        this.socketsGone = undefined;
+      }
       this.server.close();
       this.server.closeIdleConnections();
     }
@@ -222,6 +281,8 @@ export class FrognanoServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const id = ++this.seq;
     const t0 = performance.now();
+    const socket = req.socket;
+    this.busySockets.add(socket);
     let path = '?';
     this.inFlight++;
     let status = 500;
@@ -237,6 +298,9 @@ export class FrognanoServer {
     const send = (code: number, payload: unknown, headers: Record<string, string> = {}, bareReward = false): void => {
       if (answered || res.headersSent) return;
       answered = true;
+      // An answer before the body was read (401, 404, 503, 413...): read and drop
+      // the rest, so closing the connection does not reset it under the client.
+      if (!req.readableEnded) req.resume();
       status = code;
       const text = stringifyWire(payload, bareReward);
       const h: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers };
@@ -272,6 +336,7 @@ export class FrognanoServer {
       else this.opts.logger.info('request', fields);
     });
     res.on('close', () => {
+      this.busySockets.delete(socket);
       clearTimeout(timer);
       aborter.abort(); // a client gone before its answer: stop its verifier calls
       this.inFlight--;
@@ -288,7 +353,12 @@ export class FrognanoServer {
       }
       path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
       this.opts.logger.debug('received', { id, method: req.method, path });
-      if (this.draining) throw new HttpError(503, 'SHUTTING_DOWN', 'the service is shutting down', { headers: { 'retry-after': '1' } });
+      if (this.draining) {
+        // read the body before answering with Connection: close: closing with
+        // unread bytes would reset the connection before the client reads the 503
+        await discardBody(req, 1_000);
+        throw new HttpError(503, 'SHUTTING_DOWN', 'the service is shutting down', { headers: { 'retry-after': '1' } });
+      }
       if (path !== '/health' && !this.authorized(req)) {
         req.resume();
         throw new HttpError(401, 'UNAUTHORIZED', 'this service needs "Authorization: Bearer <token>" (the token given to frognano serve --token or FROGNANO_TOKEN)', {
@@ -379,4 +449,20 @@ export const DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024;
 
 function sha256(s: string): Buffer {
   return createHash('sha256').update(s, 'utf8').digest();
+}
+
+/** Reads and drops a request's body; resolves at its end, on an error, or after `maxMs`. */
+function discardBody(req: IncomingMessage, maxMs: number): Promise<void> {
+  if (req.readableEnded) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, maxMs);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    req.once('end', done);
+    req.once('error', done);
+    req.once('close', done);
+    req.resume();
+  });
 }

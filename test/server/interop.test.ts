@@ -181,6 +181,12 @@ describe('reward modules run in an isolated worker pool', () => {
   });
 
   it('one hanging entry in an OpenRLHF batch fails that request only (504), the others are answered', async () => {
+    // both workers ready again (a replacement worker loads the module first)
+    for (let i = 0; i < 50; i++) {
+      const t0 = Date.now();
+      await Promise.all([0, 1].map(() => postText(`${withModule.url}/slime/reward`, { response: 'r', label: 'slow:300' })));
+      if (Date.now() - t0 < 550) break;
+    }
     const [bad, good] = await Promise.all([
       postText(`${withModule.url}/openrlhf/reward`, { query: ['a', 'b', 'c'], labels: ['x', 'hang', 'x'] }),
       postText(`${withModule.url}/openrlhf/reward`, { query: ['abc'], labels: ['x'] }),
