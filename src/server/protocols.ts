@@ -89,9 +89,12 @@ export async function openrlhfReward(body: unknown, engine: RewardEngine, signal
   if (!engine.usesModule && req.labels === undefined) {
     throw new RecordError('INVALID_TYPE', 'labels is required: each label carries the outcome JSON (or start the service with --reward-module)', 'labels');
   }
+  // Only a reward module reads the response: the built-in shaper needs the label alone,
+  // and comparing each query with its prompt is most of a large batch's time.
+  const needsResponse = engine.usesModule;
   const items = req.query.map((query, i) => {
     const prompt = req.prompts?.[i];
-    const response = prompt !== undefined && query.startsWith(prompt) ? query.slice(prompt.length) : query;
+    const response = !needsResponse ? '' : prompt !== undefined && query.startsWith(prompt) ? query.slice(prompt.length) : query;
     const input: RewardInput = {
       protocol: 'openrlhf',
       prompt,

@@ -39,7 +39,7 @@ export interface RewardInput {
   protocol: 'openrlhf' | 'slime' | 'verl';
   /** The prompt: a string, or chat messages for slime without a chat template; undefined when the trainer sends none. */
   prompt: unknown;
-  /** The model's response (OpenRLHF: the query minus the prompt prefix, when the query starts with the prompt). */
+  /** The model's response (OpenRLHF: the query minus the prompt prefix, when the query starts with the prompt; left empty for the built-in shaper, which never reads it). */
   response: string;
   /** The dataset label / ground truth (OpenRLHF `labels[i]`, slime `label`, verl `ground_truth`). */
   label: unknown;
