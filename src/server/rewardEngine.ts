@@ -4,7 +4,8 @@ import { shapeRewards, type ShapeRewardOptions } from '../rewards/index.js';
 import { isFrognanoError } from '../errors/index.js';
 import { isPlainObject, RecordError } from '../cli/record.js';
 import { UserFunctionError } from './httpError.js';
-import { VerifierCallError, type VerifierPool } from './verifierPool.js';
+import type { VerifierPool } from './verifierPool.js';
+import { WorkerCallError } from './workerPool.js';
 
 /**
  * How the OpenRLHF, slime and verl endpoints turn `(prompt, response, label)`
@@ -155,7 +156,7 @@ export class RewardEngine {
   /**
    * Scores one rollout.
    * @param labelField - how the label is named in the request (`labels[3]`, `label`, `ground_truth`), for messages
-   * @throws RecordError (bad label, 400), UserFunctionError (the module failed, 500) or VerifierCallError `aborted`
+   * @throws RecordError (bad label, 400), UserFunctionError (the module failed, 500) or WorkerCallError `aborted`
    */
   async score(input: RewardInput, labelField: string, entry?: string, signal?: AbortSignal): Promise<RewardResult> {
     return (await this.scoreBatch([{ input, labelField, entry }], signal))[0]!;
@@ -165,7 +166,7 @@ export class RewardEngine {
    * Scores a batch. Without a module the labels' outcomes are shaped in one
    * `shapeRewards` call; with one, every rollout goes to the verifier at once
    * (a pool runs them in parallel), and the first failure aborts the rest.
-   * @throws RecordError (bad label, 400), UserFunctionError (the module failed, 500) or VerifierCallError `aborted` (`signal` aborted)
+   * @throws RecordError (bad label, 400), UserFunctionError (the module failed, 500) or WorkerCallError `aborted` (`signal` aborted)
    */
   async scoreBatch(items: readonly ScoreItem[], signal?: AbortSignal): Promise<RewardResult[]> {
     if (!this.verifier) return this.shapeLabels(items);
@@ -207,7 +208,7 @@ export class RewardEngine {
 
   private moduleError(e: unknown, entry: string | undefined): unknown {
     const at = entry ? ` on ${entry}` : '';
-    if (e instanceof VerifierCallError) {
+    if (e instanceof WorkerCallError) {
       if (e.kind === 'aborted') return e;
       if (e.kind === 'crashed') return new UserFunctionError(`reward module crashed${at}: ${e.message}`, { cause: e });
       return new UserFunctionError(`reward module threw${at}: ${e.message}`, { cause: e });

@@ -14,6 +14,7 @@ import { poolVerifier, RewardEngine, type Verifier } from './rewardEngine.js';
 import { DEFAULT_MAX_BODY_BYTES, FrognanoServer } from './server.js';
 import { formatBytes, parseSize } from './size.js';
 import { VerifierPool } from './verifierPool.js';
+import { ComputePool } from './computePool.js';
 
 /** The flags of `frognano serve`. */
 export const SERVE_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -22,6 +23,7 @@ export const SERVE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   token: { type: 'string', value: 'T', description: 'require "Authorization: Bearer T" on every route but /health (else 401). Default: FROGNANO_TOKEN, else none' },
   'reward-module': { type: 'string', value: 'FILE', description: 'JS module whose default export scores (prompt, response, label); default: labels carry outcome JSON' },
   workers: { type: 'string', value: 'N', description: 'worker threads that run the reward module. Default: the number of cores' },
+  'compute-workers': { type: 'string', value: 'N', description: 'worker threads that parse and compute the other requests (built-in shaper, /v1/...). Default: the number of cores' },
   budget: { type: 'string', value: 'N', description: 'assistant-token budget of the length penalty (with --alpha)' },
   alpha: { type: 'string', value: 'A', description: 'length-penalty strength (with --budget). Without both: no length penalty' },
   'truncated-reward': { type: 'string', value: 'R', description: 'reward of a truncated success. Default 0.5' },
@@ -163,6 +165,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   };
   const modulePath = flags['reward-module'] as string | undefined;
   const workers = intFlag(flags, 'workers', 1, 1024);
+  const computeWorkers = intFlag(flags, 'compute-workers', 1, 1024) ?? availableParallelism();
   if (workers !== undefined && modulePath === undefined) throw new UsageError('--workers needs --reward-module (the built-in shaper runs in the service itself)');
 
   let logStream: Writable = io.stderr;
@@ -200,12 +203,20 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     throw e;
   }
 
-  const server = new FrognanoServer({ ...options, engine, logger, rewardDefaults, version: packageVersion() });
+  let computePool: ComputePool;
+  try {
+    computePool = await ComputePool.start({ workers: computeWorkers, shaping, rewardDefaults });
+  } catch (e) {
+    await pool?.close();
+    throw e;
+  }
+  const closePools = (): Promise<unknown> => Promise.all([pool?.close(), computePool.close()]);
+  const server = new FrognanoServer({ ...options, engine, logger, rewardDefaults, computePool, version: packageVersion() });
   let address: { port: number; url: string; host: string };
   try {
     address = await server.listen();
   } catch (e) {
-    await pool?.close();
+    await closePools();
     throw new UsageError(`cannot listen on ${host}:${port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   logger.info('listening', {
@@ -214,6 +225,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     version: packageVersion(),
     rewardModule: modulePath ?? null,
     workers: pool?.workers ?? 0,
+    computeWorkers,
     auth: token === undefined ? 'none' : 'bearer',
     maxBodyBytes: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     shaping: {
@@ -235,14 +247,14 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
       if (stopping) {
         logger.warn('second signal: closing every connection now', { signal, inFlight: server.pending });
         server.forceClose();
-        void pool?.close();
+        void closePools();
         finish(FORCED_STOP);
         return;
       }
       stopping = true;
       logger.info('stopping', { signal, inFlight: server.pending });
       void server.shutdown().then(async (graceful) => {
-        await pool?.close();
+        await closePools();
         if (graceful) logger.info('stopped', { graceful });
         else logger.warn('stopped', { graceful, note: `requests still in flight after --shutdown-timeout-ms` });
         finish(graceful ? ExitCode.OK : FORCED_STOP);

@@ -2,17 +2,17 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { findRecordCommand, metricsSetRecord, rewardsCommand } from '../cli/commands/index.js';
 import { RecordError } from '../cli/record.js';
 import { HttpError, UserFunctionError } from './httpError.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import type { Logger } from './logger.js';
-import { advantagesEndpoint, openrlhfReward, slimeReward, verlReward } from './protocols.js';
+import type { ComputePool } from './computePool.js';
+import { postRoutes, type PostRoute } from './postRoutes.js';
 import type { RewardEngine } from './rewardEngine.js';
 import type { ShapeRewardOptions } from '../rewards/index.js';
 import { stringifyWire } from '../wire/index.js';
 import { formatBytes } from './size.js';
-import { VerifierCallError } from './verifierPool.js';
+import { WorkerCallError } from './workerPool.js';
 
 /** Options of {@link FrognanoServer}. Every limit has the default written here. */
 export interface ServerOptions {
@@ -62,37 +62,28 @@ export interface ServerOptions {
   engine: RewardEngine;
   /** Shaping options given on the command line: the defaults of `POST /v1/rewards`. Default `{}` (each body gives budget and alpha). */
   rewardDefaults?: Partial<ShapeRewardOptions>;
+  /**
+   * Worker threads that parse and compute the requests of every endpoint that
+   * runs no reward module, so that a large body or computation never blocks
+   * the service's thread (`/health` answers meanwhile) and a request past
+   * `timeoutMs` has its worker terminated. Default none: computed in the
+   * service's thread (`frognano serve` always starts one).
+   */
+  computePool?: ComputePool;
   /** Structured logs. */
   logger: Logger;
   /** Reported by `GET /`. */
   version?: string;
 }
 
-/** What a route's handler gets besides the body. */
-interface RouteContext {
-  url: URL;
-  /** Aborts when the request's time limit passes (a reward module's calls are then terminated). */
-  signal: AbortSignal;
+/** A GET route (`/health`, `/`). */
+interface GetRoute {
+  method: 'GET';
+  handle(): unknown;
 }
 
-interface Route {
-  method: 'GET' | 'POST';
-  handle(body: unknown, ctx: RouteContext): unknown;
-  /** The answer is a bare reward (slime's number form): written as a JSON float. */
-  bareReward?: boolean;
-  /** Runs the reward module (its timeout is a VERIFIER_TIMEOUT). */
-  runsVerifier?: boolean;
-}
-
-/** The `/v1/<name>` record endpoints that map one body to one record of the same-named CLI subcommand. */
-const RECORD_ENDPOINTS = ['rewards', 'gagar', 'gagar-coefficients', 'gagar-score', 'dppo-mask', 'pass-at-k', 'tinker-datums'] as const;
-
-function recordRoute(name: string, rewardDefaults: Partial<ShapeRewardOptions>): Route {
-  const cmd = findRecordCommand(name)!;
-  // /v1/rewards shapes with the service's own --budget/--alpha/... (a body's opts override them).
-  const processor = name === 'rewards' ? rewardsCommand.create(rewardDefaults) : cmd.create(cmd.configure({}));
-  return { method: 'POST', handle: (body) => processor.process(body, 'body') };
-}
+/** A POST route: one of {@link postRoutes}. */
+type Route = GetRoute | (PostRoute & { method: 'POST' });
 
 /**
  * The frognano HTTP service (node:http, no framework): OpenRLHF's and slime's
@@ -104,8 +95,8 @@ function recordRoute(name: string, rewardDefaults: Partial<ShapeRewardOptions>):
 export class FrognanoServer {
   /** The underlying node:http server. */
   readonly server: Server;
-  private readonly opts: Required<Omit<ServerOptions, 'engine' | 'logger' | 'version' | 'rewardDefaults' | 'token'>> &
-    Pick<ServerOptions, 'engine' | 'logger' | 'version' | 'rewardDefaults'>;
+  private readonly opts: Required<Omit<ServerOptions, 'engine' | 'logger' | 'version' | 'rewardDefaults' | 'token' | 'computePool'>> &
+    Pick<ServerOptions, 'engine' | 'logger' | 'version' | 'rewardDefaults' | 'computePool'>;
   /** sha256 of the bearer token, or undefined without authentication. */
   private readonly tokenDigest: Buffer | undefined;
   private readonly limiter: ConcurrencyLimiter;
@@ -138,21 +129,9 @@ export class FrognanoServer {
     } as FrognanoServer['opts'];
     this.tokenDigest = options.token === undefined ? undefined : sha256(options.token);
     this.limiter = new ConcurrencyLimiter(this.opts.maxConcurrency, this.opts.maxQueue);
-    const engine = this.opts.engine;
     this.routes.set('/health', { method: 'GET', handle: () => ({ status: 'ok' }) });
     this.routes.set('/', { method: 'GET', handle: () => this.index() });
-    const runsVerifier = engine.usesModule;
-    this.routes.set('/openrlhf/reward', { method: 'POST', runsVerifier, handle: (b, c) => openrlhfReward(b, engine, c.signal) });
-    this.routes.set('/slime/reward', {
-      method: 'POST',
-      runsVerifier,
-      bareReward: true,
-      handle: (b, c) => slimeReward(b, engine, c.url.searchParams.get('format') === 'object', c.signal),
-    });
-    this.routes.set('/verl/reward', { method: 'POST', runsVerifier, handle: (b, c) => verlReward(b, engine, c.signal) });
-    this.routes.set('/v1/advantages', { method: 'POST', handle: (b) => advantagesEndpoint(b) });
-    this.routes.set('/v1/metrics', { method: 'POST', handle: (b) => metricsSetRecord(b) });
-    for (const name of RECORD_ENDPOINTS) this.routes.set(`/v1/${name}`, recordRoute(name, this.opts.rewardDefaults ?? {}));
+    for (const [path, route] of postRoutes(this.opts.engine, this.opts.rewardDefaults ?? {})) this.routes.set(path, { ...route, method: 'POST' });
     this.server = createServer((req, res) => {
       // Last resort: no error in one request may end the process.
       this.handle(req, res).catch((e: unknown) => this.lastResort(e, req, res));
@@ -308,6 +287,16 @@ export class FrognanoServer {
       res.writeHead(code, h);
       res.end(text);
     };
+    /** Sends an answer already written (a compute worker's text). */
+    const sendText = (code: number, text: string): void => {
+      if (answered || res.headersSent) return;
+      answered = true;
+      status = code;
+      const h: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
+      if (this.draining) h.connection = 'close';
+      res.writeHead(code, h);
+      res.end(text);
+    };
     const fail = (e: unknown): void => {
       if (e instanceof HttpError) {
         error = { code: e.code, message: e.message };
@@ -318,7 +307,7 @@ export class FrognanoServer {
       } else if (e instanceof UserFunctionError) {
         error = { code: 'USER_FUNCTION_ERROR', message: e.message, stack: e.cause instanceof Error ? e.cause.stack : undefined };
         send(500, { error: { code: 'USER_FUNCTION_ERROR', message: e.message } });
-      } else if (e instanceof VerifierCallError && answered) {
+      } else if (e instanceof WorkerCallError && answered) {
         // aborted at the time limit: the 504 is already sent
       } else {
         const err = e instanceof Error ? e : new Error(String(e));
@@ -372,7 +361,7 @@ export class FrognanoServer {
       }
       if (route.method === 'GET') {
         req.resume();
-        send(200, route.handle(undefined, { url, signal: aborter.signal }));
+        send(200, route.handle());
         return;
       }
       const limited = route;
@@ -397,14 +386,26 @@ export class FrognanoServer {
       }
       const body = await this.readBody(req, (n) => (bytesIn = n));
       if (answered) return;
+      computing = true;
+      const pool = this.opts.computePool;
+      if (pool && !route.runsVerifier) {
+        const a = await pool.compute(path, url.search, body, aborter.signal);
+        if (a.text !== undefined) sendText(200, a.text);
+        else {
+          const { status: code, stack, headers, ...fields } = a.error;
+          error = { code: fields.code, message: fields.message, ...(stack ? { stack } : {}) };
+          const shown = code === 500 ? { code: 'INTERNAL', message: 'internal error (see the service log)' } : fields;
+          send(code, { error: shown }, headers);
+        }
+        return;
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(body.toString('utf8'));
       } catch (e) {
         throw new HttpError(400, 'INVALID_JSON', `the body is not valid JSON: ${(e as Error).message}`);
       }
-      computing = true;
-      const result = await route.handle(parsed, { url, signal: aborter.signal });
+      const result = await route.handle(parsed, url.searchParams, aborter.signal);
       send(200, result, {}, route.bareReward === true && typeof result === 'number');
     } catch (e) {
       fail(e);

@@ -4,7 +4,8 @@
  * worker, load failures, and the main thread staying free.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { VerifierCallError, VerifierPool } from '../../src/server/verifierPool.js';
+import { VerifierPool } from '../../src/server/verifierPool.js';
+import { WorkerCallError } from '../../src/server/workerPool.js';
 
 const MODULE = 'test/server/fixtures/pool/behaviours.mjs';
 const pools: VerifierPool[] = [];
@@ -17,7 +18,7 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
 });
 const call = (label: string, response = 'abc') => ({ label, response });
-const kindOf = async (p: Promise<unknown>): Promise<string> => p.then(() => 'ok', (e: VerifierCallError) => `${e.name}:${e.kind}`);
+const kindOf = async (p: Promise<unknown>): Promise<string> => p.then(() => 'ok', (e: WorkerCallError) => `${e.name}:${e.kind}`);
 
 describe('VerifierPool', () => {
   it('runs the module in its workers and returns what it returned', async () => {
@@ -41,7 +42,7 @@ describe('VerifierPool', () => {
     expect(performance.now() - t0).toBeLessThan(1000);
     expect(p.stats).toMatchObject({ busy: 1, queued: 1 });
     ac.abort();
-    expect(await kindOf(hung)).toBe('VerifierCallError:aborted');
+    expect(await kindOf(hung)).toBe('WorkerCallError:aborted');
     expect(await queued).toBe(2); // ran on the replacement worker
     expect(p.stats).toMatchObject({ workers: 1, replaced: 1 });
   });
@@ -52,7 +53,7 @@ describe('VerifierPool', () => {
     const ac = new AbortController();
     const waiting = p.run(call(''), ac.signal);
     ac.abort();
-    expect(await kindOf(waiting)).toBe('VerifierCallError:aborted');
+    expect(await kindOf(waiting)).toBe('WorkerCallError:aborted');
     expect(await slow).toBe(1);
     expect(p.stats.replaced).toBe(0);
   });
@@ -93,8 +94,8 @@ describe('VerifierPool', () => {
     const queued = kindOf(p.run(call('')));
     await new Promise((r) => setTimeout(r, 20));
     await p.close();
-    expect(await running).toBe('VerifierCallError:aborted');
-    expect(await queued).toBe('VerifierCallError:aborted');
+    expect(await running).toBe('WorkerCallError:aborted');
+    expect(await queued).toBe('WorkerCallError:aborted');
     expect(p.stats.workers).toBe(0);
     await expect(p.run(call(''))).rejects.toMatchObject({ kind: 'aborted' });
   });
