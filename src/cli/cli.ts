@@ -1,16 +1,15 @@
-import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
-import { open, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import type { FlagSpec, ParsedFlags, RecordCommand } from './command.js';
 import { findRecordCommand, RECORD_COMMANDS } from './commands/index.js';
 import { ExitCode, IoError, UsageError } from './exitCodes.js';
-import { enumFlag } from './flags.js';
+import { enumFlag, sizeFlag } from './flags.js';
 import { commandHelp, COMMON_FLAGS, mainHelp, nearest, type OtherCommandName } from './help.js';
-import type { InputFormat } from './jsonl.js';
+import { MAX_LINE_LIMIT, type InputFormat } from './jsonl.js';
 import { InvalidInputError, OutputClosedError, runRecords } from './run.js';
+import { openOutputFile } from './outputFile.js';
 
 /** The streams a CLI run uses (the process's own, or test doubles). */
 export interface CliIo {
@@ -83,32 +82,12 @@ interface Output {
   abort(): Promise<void>;
 }
 
+/** stdout, or `--out FILE` opened by {@link openOutputFile} (atomically where FILE is a regular file or new). */
 async function openOutput(path: string | undefined, io: CliIo): Promise<Output> {
   if (path === undefined || path === '-') {
     return { stream: io.stdout, commit: async () => {}, abort: async () => {} };
   }
-  const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${Date.now()}`);
-  const stream: WriteStream = createWriteStream(tmp, { flags: 'wx' });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      stream.once('open', () => resolve());
-      stream.once('error', reject);
-    });
-  } catch (e) {
-    throw new UsageError(`cannot write --out ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  return {
-    stream,
-    async commit() {
-      stream.end();
-      await finished(stream);
-      await rename(tmp, path);
-    },
-    async abort() {
-      stream.destroy();
-      await unlink(tmp).catch(() => {});
-    },
-  };
+  return openOutputFile(path, { atomic: true });
 }
 
 async function runRecordCommand(cmd: RecordCommand<unknown>, argv: readonly string[], io: CliIo): Promise<number> {
@@ -119,6 +98,7 @@ async function runRecordCommand(cmd: RecordCommand<unknown>, argv: readonly stri
     return ExitCode.OK;
   }
   const format = enumFlag<InputFormat>(flags, 'format', ['auto', 'jsonl', 'json']) ?? 'auto';
+  const maxLineBytes = sizeFlag(flags, 'max-line', 1, MAX_LINE_LIMIT);
   const config = cmd.configure(flags);
   const processor = cmd.create(config);
   const input = await openInput(flags.in as string | undefined, io);
@@ -134,6 +114,7 @@ async function runRecordCommand(cmd: RecordCommand<unknown>, argv: readonly stri
       format,
       skipInvalid: flags['skip-invalid'] === true,
       progress,
+      maxLineBytes,
     });
     await output.commit();
     return ExitCode.OK;

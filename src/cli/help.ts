@@ -4,8 +4,9 @@ import { RECORD_COMMANDS } from './commands/index.js';
 /** The flags every record subcommand accepts. */
 export const COMMON_FLAGS: Readonly<Record<string, FlagSpec>> = {
   in: { type: 'string', value: 'FILE', description: 'read records from FILE (default: stdin; - is stdin)' },
-  out: { type: 'string', value: 'FILE', description: 'write records to FILE, atomically on success (default: stdout)' },
+  out: { type: 'string', value: 'FILE', description: 'write records to FILE, atomically on success; a FIFO or device is written directly (default: stdout)' },
   format: { type: 'string', value: 'auto|jsonl|json', description: 'input format: JSONL, one JSON document (array or object), or auto (default)' },
+  'max-line': { type: 'string', value: 'SIZE', description: 'longest input line, in bytes or with a unit (1MiB, 1GiB); a longer line is invalid input (default 64MiB)' },
   'skip-invalid': { type: 'boolean', description: 'skip invalid records and count them on stderr (default: stop at the first, exit 1)' },
   progress: { type: 'boolean', description: 'draw a progress line on stderr (default: only when stderr is a TTY)' },
   'no-progress': { type: 'boolean', description: 'never draw the progress line' },

@@ -1,6 +1,4 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { finished } from 'node:stream/promises';
 import { FrognanoError, isFrognanoError } from '../errors/FrognanoError.js';
 import { validateCompactionConfig } from '../compaction/index.js';
 import { createSandbox, LeafLimitsSchema, type LoadedLeafTask, loadLeafTasks, resolveLimits, rolloutTasks, type RolloutProgress, type Sandbox, validateLeafTask } from '../leaf/index.js';
@@ -13,6 +11,7 @@ import { defined, numberFlag } from './flags.js';
 import { flagLines } from './help.js';
 import { stringifyWire } from '../wire/index.js';
 import { InvalidInputError } from './run.js';
+import { openOutputFile, type OutputFile } from './outputFile.js';
 
 const SANDBOX_FLAGS: Readonly<Record<string, FlagSpec>> = {
   tasks: { type: 'string', value: 'FILE', description: 'the tasks file (JSONL, SPEC §12; repo paths relative to its folder). Required' },
@@ -227,17 +226,9 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
   }
   if (sandbox.kind === 'none') io.stderr.write('frognano rollout: WARNING: --unsafe-no-sandbox: the model\'s commands run on this machine without isolation\n');
 
-  let out: WriteStream | null = null;
-  if (typeof flags.out === 'string' && flags.out !== '-') {
-    const st = await stat(flags.out).catch(() => null);
-    if (st?.isDirectory()) throw new UsageError(`cannot write --out ${flags.out}: it is a directory`);
-    out = createWriteStream(flags.out, { flags: 'w' });
-    await new Promise<void>((resolve, reject) => {
-      out!.once('open', () => resolve());
-      out!.once('error', (e: NodeJS.ErrnoException) => reject(new UsageError(`cannot write --out ${flags.out}: ${e.code ?? e.message}`)));
-    });
-  }
-  const sink = out ?? io.stdout;
+  // written in place, group by group (an interrupted run keeps its whole lines): never through a temporary file
+  const out: OutputFile | null = typeof flags.out === 'string' && flags.out !== '-' ? await openOutputFile(flags.out, { atomic: false }) : null;
+  const sink = out?.stream ?? io.stdout;
   // a reader that went away (`| head`) ends the run quietly, as for the other subcommands
   let closed = false;
   const onSinkError = (e: NodeJS.ErrnoException): void => {
@@ -292,10 +283,7 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
     sink.off('error', onSinkError);
   }
   const { value: summary, interrupted } = outcome;
-  if (out) {
-    out.end();
-    await finished(out);
-  }
+  if (out) await out.commit();
   if (mode === 'bar') io.stderr.write('\r\x1b[K');
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   io.stderr.write(`frognano rollout: ${summary.done}/${summary.total} episodes, ${summary.solved} solved, ${summary.truncated} truncated, ${summary.errors} errors in ${secs} s${interrupted ? ` (stopped by ${interrupted})` : ''}\n`);

@@ -16,9 +16,10 @@ import { describeValue } from '../errors/validate.js';
 /**
  * A record-level error code: the library's `FrognanoError` codes
  * (`NON_FINITE`, `LENGTH_MISMATCH`, `EMPTY_INPUT`, `OUT_OF_RANGE`,
- * `INVALID_TYPE`) plus `INVALID_JSON` for a line that is not JSON.
+ * `INVALID_TYPE`) plus `INVALID_JSON` for a line that is not JSON (or not
+ * UTF-8) and `LINE_TOO_LONG` for a line longer than `--max-line`.
  */
-export type RecordErrorCode = 'INVALID_JSON' | 'NON_FINITE' | 'LENGTH_MISMATCH' | 'EMPTY_INPUT' | 'OUT_OF_RANGE' | 'INVALID_TYPE' | string;
+export type RecordErrorCode = 'INVALID_JSON' | 'LINE_TOO_LONG' | 'NON_FINITE' | 'LENGTH_MISMATCH' | 'EMPTY_INPUT' | 'OUT_OF_RANGE' | 'INVALID_TYPE' | string;
 
 /** One record is invalid. `field` is the path inside the record (`rewards[2]`, `opts.eps`), when known. */
 export class RecordError extends Error {

@@ -40,6 +40,8 @@ export interface RunRecordsOptions {
   progress?: boolean;
   /** With `skipInvalid`, how many skipped records are described individually (default 10). */
   maxReported?: number;
+  /** The longest input line in bytes (`--max-line`, default 64 MiB); a longer line is invalid input (`LINE_TOO_LONG`). */
+  maxLineBytes?: number;
 }
 
 /** What a run did. */
@@ -102,7 +104,7 @@ export async function runRecords(o: RunRecordsOptions): Promise<RunSummary> {
   };
 
   try {
-    for await (const item of readRecords(o.input, o.format ?? 'auto')) {
+    for await (const item of readRecords(o.input, o.format ?? 'auto', { maxLineBytes: o.maxLineBytes })) {
       read++;
       progress?.tick();
       if (item.error) {

@@ -22,8 +22,8 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Spawns `frognano <args>` with `input` on stdin; killed after `timeoutMs`. */
-export function runFrognano(args: readonly string[], input = '', timeoutMs = 20_000): Promise<CliResult> {
+/** Spawns `frognano <args>` with `input` (text, or raw bytes) on stdin; killed after `timeoutMs`. */
+export function runFrognano(args: readonly string[], input: string | Buffer = '', timeoutMs = 20_000): Promise<CliResult> {
   return new Promise((done, reject) => {
     const child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -69,8 +69,8 @@ class Collector extends Writable {
 }
 
 /** Runs the CLI in-process on in-memory streams (fast; same code path as the binary except argv and exit). */
-export async function runInProcess(args: readonly string[], input = '', opts: { stdout?: Writable; stderrTTY?: boolean } = {}): Promise<CliResult> {
-  const stdin = Readable.from([Buffer.from(input)]) as Readable & { isTTY?: boolean };
+export async function runInProcess(args: readonly string[], input: string | Buffer = '', opts: { stdout?: Writable; stderrTTY?: boolean } = {}): Promise<CliResult> {
+  const stdin = Readable.from([typeof input === 'string' ? Buffer.from(input) : input]) as Readable & { isTTY?: boolean };
   const stdout = opts.stdout ?? new Collector();
   const stderr = new Collector();
   stderr.isTTY = opts.stderrTTY ?? false;
