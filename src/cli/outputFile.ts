@@ -117,7 +117,6 @@ async function openDirect(path: string): Promise<OutputFile> {
 async function openAtomic(target: string, existing: Stats | null): Promise<OutputFile> {
   const tmp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${Date.now()}`);
   const mode = existing ? existing.mode & 0o7777 : 0o666;
-  const handle = await open(tmp, 'wx', mode);
   let removed = false;
   const removeSync = (): void => {
     if (removed) return;
@@ -137,7 +136,21 @@ async function openAtomic(target: string, existing: Stats | null): Promise<Outpu
   const unwatch = (): void => {
     for (const s of SIGNALS) process.off(s, onSignal);
   };
+  // watch before the file exists: a signal between its creation and the
+  // watching would leave it behind (unlinking a file not yet there is harmless)
   for (const s of SIGNALS) process.on(s, onSignal);
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(tmp, 'wx', mode);
+  } catch (e) {
+    unwatch();
+    throw e;
+  }
+  if (removed) {
+    // a signal came while the file was being created: it may exist now
+    await handle.close().catch(() => {});
+    await unlink(tmp).catch(() => {});
+  }
   try {
     if (existing) {
       // the replacement keeps the file's owner (where allowed) and mode; chown first, it may clear set-id bits

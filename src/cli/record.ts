@@ -51,7 +51,34 @@ export const ExtendedNumberSchema = z
   .transform((v) => (typeof v === 'number' ? v : v.startsWith('-') ? -Infinity : Infinity));
 
 /** An array of numbers (JSON numbers are finite; `1e999` parses to Infinity and is reported NON_FINITE). */
-export const NumberArray = z.array(z.number());
+export const NumberArray = checkedArray<number>('number');
+
+/**
+ * An array of `number`s or `string`s checked in one tight loop that stops at
+ * the first bad element: `z.array(z.number())` builds one issue per bad
+ * element, and 3 million nulls took 12 s and 2 GB to reject. The issue names
+ * the first bad index, as before. `min` is the least length (an empty array
+ * is `EMPTY_INPUT` when `min` is 1).
+ */
+export function checkedArray<T extends number | string>(element: T extends number ? 'number' : 'string', min = 0): z.ZodType<T[]> {
+  return z.any().superRefine((v: unknown, ctx) => {
+    if (!Array.isArray(v)) {
+      ctx.addIssue({ code: 'invalid_type', expected: 'array', input: v, message: `expected an array` });
+      return;
+    }
+    if (v.length < min) {
+      ctx.addIssue({ code: 'too_small', origin: 'array', minimum: min, inclusive: true, input: v, message: `Too small: expected array to have >=${min} items` });
+      return;
+    }
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (element === 'number' ? !(typeof x === 'number' && Number.isFinite(x)) : typeof x !== 'string') {
+        ctx.addIssue({ code: 'invalid_type', expected: element, input: x, path: [i], message: `expected ${element}` });
+        return;
+      }
+    }
+  }) as unknown as z.ZodType<T[]>;
+}
 
 function fieldOf(path: readonly PropertyKey[]): string {
   let s = '';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { groupAdvantages, type GroupAdvantagesOptions } from '../advantage/index.js';
 import { advantagesRecord } from '../cli/commands/index.js';
-import { callLibrary, IdSchema, isPlainObject, parseRecord, RecordError, withId } from '../cli/record.js';
+import { callLibrary, checkedArray, IdSchema, isPlainObject, parseRecord, RecordError, withId } from '../cli/record.js';
 import type { RewardEngine, RewardInput, RewardResult } from './rewardEngine.js';
 
 /**
@@ -25,9 +25,9 @@ const FinishReasonSchema = z.string().nullable().optional();
  */
 export const OpenRlhfRequestSchema = z.object({
   /** prompt + response, one per rollout. */
-  query: z.array(z.string()),
+  query: checkedArray<string>('string'),
   /** The prompts, aligned with `query`. */
-  prompts: z.array(z.string()).optional(),
+  prompts: checkedArray<string>('string').optional(),
   /** The dataset labels (`--data.label_key`), aligned with `query`. */
   labels: z.array(z.unknown()).optional(),
   /** Each response's real length in tokens (null where unknown), aligned with `query`. */

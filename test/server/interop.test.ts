@@ -334,3 +334,18 @@ describe('a request target that is not a URL path', () => {
     expect((await fetch(`${builtin.url}/health`)).status).toBe(200);
   });
 });
+
+describe('validation stops at the first bad element (issue 12)', () => {
+  it('/v1/advantages with 3 million nulls: 400 naming rewards[0], quickly and without building 3 million issues', async () => {
+    const body = `{"rewards":[${'null,'.repeat(3_000_000)}null]}`;
+    const r = await postText(`${builtin.url}/v1/advantages`, body);
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.text)).toMatchObject({ error: { code: 'INVALID_TYPE', field: 'rewards[0]' } });
+  }, 20_000);
+
+  it('an OpenRLHF batch whose queries are not strings: 400 naming the first', async () => {
+    const r = await postText(`${builtin.url}/openrlhf/reward`, { query: ['ok', ...Array.from({ length: 200_000 }, () => 7)], labels: [] });
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.text)).toMatchObject({ error: { code: 'INVALID_TYPE', field: 'query[1]' } });
+  }, 20_000);
+});

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { bonAccuracy, kendallTau, macroPearson, macroSpearman, meanRegret, thresholdScore, type EvaluatorTask } from '../../metrics/index.js';
 import type { RecordCommand, RecordProcessor } from '../command.js';
 import { numberFlag } from '../flags.js';
-import { callLibrary, IdSchema, NumberArray, parseRecord, RecordError, withId } from '../record.js';
+import { callLibrary, checkedArray, IdSchema, parseRecord, RecordError, withId } from '../record.js';
 
 /** One task of an evaluator validation set: unit-test and evaluator scores of its samples. */
 const TaskShape = {
   /** Unit-test scores of the task's samples. */
-  ut: NumberArray.min(1),
+  ut: checkedArray<number>('number', 1),
   /** Evaluator scores of the same samples. */
-  eval: NumberArray.min(1),
+  eval: checkedArray<number>('number', 1),
 };
 
 /** A line that is one task of the aggregated set. */
