@@ -2,7 +2,8 @@
  * The FrogNano recipe end to end on a CPU, in a few minutes: a tiny GPT learns
  * digit tasks with TaskPilot iterations and DPPO climbs (FrogNano Fig. 3).
  *
- *   npx tsx --conditions=@frognano/source examples/train-demo.ts [--seed N] [--out DIR] [--resume] [--stop-after N] [--backend wasm|cpu|webgpu|auto]
+ *   npx tsx --conditions=@frognano/source examples/train-demo.ts [--seed N] [--out DIR] [--resume] [--stop-after N] [--backend wasm|cpu|webgpu|auto] [--quick] [--allow-config-change] [--quiet]
+ *   npx tsx --conditions=@frognano/source examples/train-demo.ts --help
  *
  * 1. SFT warm start: the starting checkpoint imitates a sloppy solver that
  *    misreads the operation 30% of the time (and sometimes checks its answer
@@ -18,11 +19,16 @@
  * Outputs go to runs/train-demo-seed<N>/ (report.html, updates.jsonl,
  * pilots.json, checkpoint.ckpt). Kill it at any point and rerun with
  * --resume: it continues from the last checkpoint and ends with the same numbers.
+ *
+ * --quick runs {@link QUICK_CONFIG} instead (about 10 s on two cores, outputs in
+ * runs/train-demo-quick-seed<N>/): the same pipeline, far too short to show a gain;
+ * a smoke test of the loop, the checkpoint and the report.
  */
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useBackend, type BackendName } from 'frognano/backend';
+import { ErrorCode, FrognanoError } from 'frognano/errors';
 import { DigitTaskFamily, type DigitTaskOptions } from 'frognano/env';
 import { createTinyGpt, type TinyGptOptions } from 'frognano/models';
 import {
@@ -60,9 +66,33 @@ export const DEMO_CONFIG = {
     learningRate: 1e-3,
     clipNorm: 1,
     reward: { budget: 4, alpha: 0.2, lengthPenaltyFromIteration: 3 },
-    pilot: { candidates: 512, rollouts: 8, maxRounds: 3 },
+    // typed with the optional fixed band QUICK_CONFIG sets (the default has none: the paper's schedule)
+    pilot: { candidates: 512, rollouts: 8, maxRounds: 3 } as { candidates: number; rollouts: number; maxRounds: number; band?: { low: number; high: number } },
     checkpointEvery: 10,
   } satisfies Partial<TrainerOptions>,
+};
+
+/**
+ * `--quick`: {@link DEMO_CONFIG} cut down to a smoke run of about 10 s on two CPU
+ * cores (wasm): same model and task family, 50 SFT steps on 1,000
+ * demonstrations, 2 iterations of TaskPilot (24 candidates, 1 refinement round,
+ * the broad band 0 < p̂ < 1 so that the barely trained policy finds tasks) with
+ * 5-update climbs of 8 tasks x 8 rollouts, 40 held-out tasks x 2 samples. It shows
+ * the whole pipeline (checkpoint, resume, report), not a gain.
+ */
+export const QUICK_CONFIG: typeof DEMO_CONFIG = {
+  ...DEMO_CONFIG,
+  sft: { demonstrations: 1000, steps: 50, batchSize: 48, learningRate: 1e-2 },
+  eval: { tasks: 40, samples: 2, temperature: 0.6 },
+  trainer: {
+    ...DEMO_CONFIG.trainer,
+    iterations: 2,
+    updatesPerIteration: 5,
+    groupsPerUpdate: 8,
+    reward: { ...DEMO_CONFIG.trainer.reward, lengthPenaltyFromIteration: 2 },
+    pilot: { candidates: 24, rollouts: 8, maxRounds: 1, band: { low: 0, high: 1 } },
+    checkpointEvery: 3,
+  },
 };
 
 /** Options of {@link runTrainDemo}. */
@@ -79,6 +109,10 @@ export interface TrainDemoOptions {
   backend?: BackendName;
   /** No progress output (the bench). */
   quiet?: boolean;
+  /** Run {@link QUICK_CONFIG} (about 10 s) instead of {@link DEMO_CONFIG}. Default output folder `runs/train-demo-quick-seed<seed>`. */
+  quick?: boolean;
+  /** On `resume`, accept a checkpoint written under another training configuration (`RunControl.allowConfigChange`). */
+  allowConfigChange?: boolean;
 }
 
 /** What {@link runTrainDemo} returns. */
@@ -98,11 +132,11 @@ export interface TrainDemoResult {
 export async function runTrainDemo(opts: TrainDemoOptions = {}): Promise<TrainDemoResult> {
   const started = Date.now();
   const seed = opts.seed ?? 1;
-  const outDir = resolve(opts.outDir ?? join('runs', `train-demo-seed${seed}`));
+  const outDir = resolve(opts.outDir ?? join('runs', `train-demo-${opts.quick ? 'quick-' : ''}seed${seed}`));
   mkdirSync(outDir, { recursive: true });
   const say = opts.quiet ? () => undefined : (s: string) => console.log(s);
   const { backend } = await useBackend(opts.backend ?? 'wasm');
-  const cfg = DEMO_CONFIG;
+  const cfg = opts.quick ? QUICK_CONFIG : DEMO_CONFIG;
   const family = new DigitTaskFamily(cfg.family);
   const model = createTinyGpt({ vocabSize: family.vocabSize, contextLength: family.maxEpisodeTokens, ...cfg.model, seed });
   const heldOut = family.heldOut(cfg.eval.tasks, `heldout-${seed}`);
@@ -120,11 +154,11 @@ export async function runTrainDemo(opts: TrainDemoOptions = {}): Promise<TrainDe
     `frognano train demo: seed ${seed}, backend ${backend}, TinyGpt ${model.parameterCount.toLocaleString('en-US')} parameters, digit tasks (${cfg.family.ops.join(', ')}; length ${cfg.family.minLength}-${cfg.family.maxLength}; check tool)`,
   );
 
-  const resuming = opts.resume === true && existsSync(paths.checkpoint) && existsSync(paths.warm);
+  const resuming = opts.resume === true && existsSync(paths.checkpoint);
   let before: number;
   let sftSeconds = 0;
   if (resuming) {
-    before = (JSON.parse(readFileSync(paths.warm, 'utf8')) as { before: number }).before;
+    before = readWarmStart(paths.warm).before;
     say(`resuming from ${paths.checkpoint} (held-out before RL was ${pct(before)})`);
   } else {
     const t0 = Date.now();
@@ -149,13 +183,13 @@ export async function runTrainDemo(opts: TrainDemoOptions = {}): Promise<TrainDe
   const t1 = Date.now();
   const tc = cfg.trainer;
   say(
-    `3/4 FrogNano: ${tc.iterations} iterations of TaskPilot (${tc.pilot.candidates} candidates, N = ${tc.pilot.rollouts}, target p̂ = 0.5, ${tc.pilot.maxRounds} refinement rounds) + RL climb (${tc.updatesPerIteration} updates of ${tc.groupsPerUpdate} tasks x ${tc.groupSize} rollouts, DPPO, policy lag <= ${tc.maxLag})`,
+    `3/4 FrogNano: ${tc.iterations} iterations of TaskPilot (${tc.pilot.candidates} candidates, N = ${tc.pilot.rollouts}, ${bandText(tc.pilot)}, ${tc.pilot.maxRounds} refinement rounds) + RL climb (${tc.updatesPerIteration} updates of ${tc.groupsPerUpdate} tasks x ${tc.groupSize} rollouts, DPPO, policy lag <= ${tc.maxLag})`,
   );
   const trainer = new FrogNanoTrainer(
     { policy: model, env: family, family },
     { ...tc, seed, checkpointPath: paths.checkpoint, logPath: paths.log, progress: !opts.quiet },
   );
-  const run = await trainer.run({ resume: resuming, stopAfterUpdates: opts.stopAfterUpdates });
+  const run = await trainer.run({ resume: resuming, stopAfterUpdates: opts.stopAfterUpdates, allowConfigChange: opts.allowConfigChange });
   const rlSeconds = (Date.now() - t1) / 1000;
   writeFileSync(paths.pilots, JSON.stringify(run.pilots));
   if (run.stopped) {
@@ -195,33 +229,141 @@ export async function runTrainDemo(opts: TrainDemoOptions = {}): Promise<TrainDe
   return result;
 }
 
+/** The TaskPilot target as the progress line states it: the paper's schedule, or the fixed band of {@link QUICK_CONFIG}. */
+function bandText(pilot: { band?: { low: number; high: number } }): string {
+  return pilot.band === undefined ? 'target p̂ = 0.5' : `band ${pilot.band.low} < p̂ < ${pilot.band.high}`;
+}
+
+/**
+ * Reads the warm start's record (`warm-start.json`: the held-out solve rate before
+ * RL) that a resumed run reports. Any problem names the file.
+ *
+ * @throws FrognanoError `CHECKPOINT_INVALID` naming `path`: missing, unreadable, not JSON, or without a `before` in [0, 1]
+ */
+export function readWarmStart(path: string): { seed?: number; before: number } {
+  const fn = 'readWarmStart';
+  const bad = (why: string, cause?: unknown): FrognanoError =>
+    new FrognanoError(ErrorCode.CHECKPOINT_INVALID, `${path}: ${why}; delete the folder's checkpoint.ckpt (or run without --resume) to start over`, {
+      fn,
+      field: 'path',
+      cause,
+    });
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw bad(`the warm start's record cannot be read (${(e as Error).message.split('\n')[0]})`, e);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw bad(`the warm start's record is not valid JSON (${(e as Error).message})`, e);
+  }
+  const before = (value as { before?: unknown } | null)?.before;
+  if (typeof before !== 'number' || !(before >= 0 && before <= 1)) {
+    throw bad(`the warm start's record has no held-out solve rate "before" in [0, 1] (got ${JSON.stringify(before) ?? 'nothing'})`);
+  }
+  return value as { seed?: number; before: number };
+}
+
 function pct(x: number): string {
   return `${(x * 100).toFixed(1)}%`;
 }
 
-function parseArgs(argv: string[]): TrainDemoOptions {
+/** The `--help` text. */
+export const USAGE = `frognano train demo: the FrogNano recipe end to end on a CPU (see docs/training.md, section 8).
+
+Usage: npx tsx --conditions=@frognano/source examples/train-demo.ts [flags]
+       npm run demo:train -- [flags]
+
+Flags:
+  --seed N               seed of everything: model init, demonstrations, TaskPilot, sampling (default 1)
+  --out DIR              output folder (default runs/train-demo-seed<N>, with --quick runs/train-demo-quick-seed<N>)
+  --backend NAME         tfjs backend: wasm, cpu, webgpu, cuda or auto (default wasm)
+  --resume               continue from DIR/checkpoint.ckpt when it exists (same final numbers as an uninterrupted run)
+  --stop-after N         stop after N RL updates, as if killed (resume later with --resume)
+  --quick                small configuration: about 10 s on two cores instead of about 2 minutes; shows the
+                         pipeline, not a gain (50 SFT steps, 2 iterations of 24 candidates, 5-update climbs)
+  --allow-config-change  with --resume: accept a checkpoint written under another configuration
+                         (e.g. a --quick checkpoint resumed without --quick); refused otherwise
+  --quiet                no progress output
+  -h, --help             this text
+
+Outputs in DIR: report.html, updates.jsonl, pilots.json, checkpoint.ckpt, warm-start.json, summary.json.
+
+Examples:
+  examples/train-demo.ts                              # seed 1, the full demo (about 2 minutes on two cores)
+  examples/train-demo.ts --quick                      # a 10-second smoke run
+  examples/train-demo.ts --seed 2 --stop-after 150    # "killed" after 150 updates
+  examples/train-demo.ts --seed 2 --resume            # continues from the checkpoint; same final numbers
+`;
+
+/** A command-line mistake: reported as one line and exit code 2, without a stack trace. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const BACKENDS = ['wasm', 'cpu', 'webgpu', 'cuda', 'auto'];
+
+/** The demo's command line: options, or `'help'` for `-h` / `--help`. @throws UsageError */
+export function parseArgs(argv: string[]): TrainDemoOptions | 'help' {
   const o: TrainDemoOptions = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = (): string => {
       const v = argv[++i];
-      if (v === undefined) throw new Error(`${a} needs a value`);
+      if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
       return v;
     };
-    if (a === '--seed') o.seed = Number(next());
+    const int = (min: number): number => {
+      const v = next();
+      const x = Number(v);
+      if (!/^\d+$/.test(v) || !Number.isSafeInteger(x) || x < min) throw new UsageError(`${a} needs an integer >= ${min}, got ${JSON.stringify(v)}`);
+      return x;
+    };
+    if (a === '-h' || a === '--help') return 'help';
+    else if (a === '--seed') o.seed = int(0);
     else if (a === '--out') o.outDir = next();
     else if (a === '--resume') o.resume = true;
-    else if (a === '--stop-after') o.stopAfterUpdates = Number(next());
-    else if (a === '--backend') o.backend = next() as BackendName;
-    else if (a === '--quiet') o.quiet = true;
-    else throw new Error(`unknown argument ${a} (use --seed N, --out DIR, --resume, --stop-after N, --backend NAME, --quiet)`);
+    else if (a === '--stop-after') o.stopAfterUpdates = int(1);
+    else if (a === '--backend') {
+      const b = next();
+      if (!BACKENDS.includes(b)) throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}, got ${JSON.stringify(b)}`);
+      o.backend = b as BackendName;
+    } else if (a === '--quiet') o.quiet = true;
+    else if (a === '--quick') o.quick = true;
+    else if (a === '--allow-config-change') o.allowConfigChange = true;
+    else throw new UsageError(`unknown argument ${a}`);
   }
   return o;
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  runTrainDemo(parseArgs(process.argv.slice(2))).catch((e: unknown) => {
+/** The command line: `--help` prints {@link USAGE}; errors print one line (no stack trace). Returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let opts: TrainDemoOptions | 'help';
+  try {
+    opts = parseArgs(argv);
+  } catch (e) {
+    console.error(`train-demo: ${(e as Error).message} (see --help)`);
+    return 2;
+  }
+  if (opts === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  try {
+    await runTrainDemo(opts);
+    return 0;
+  } catch (e) {
     console.error(e instanceof Error ? e.message : e);
-    process.exit(1);
+    if (e instanceof Error && e.message.includes('allowConfigChange')) console.error('train-demo: rerun with --allow-config-change to continue under this configuration');
+    return 1;
+  }
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then((code) => {
+    if (code !== 0) process.exit(code);
   });
 }

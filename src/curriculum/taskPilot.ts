@@ -1,7 +1,7 @@
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { parseOptions } from '../errors/validate.js';
+import { parseOptions, parseWith } from '../errors/validate.js';
 import { classifyResolveRate, type CurriculumDecision } from './classifyResolveRate.js';
 import { resolveRate } from './resolveRate.js';
 import { iterationBand, type ParsedResolveRateBand, ResolveRateBandSchema } from './resolveRateBand.js';
@@ -227,10 +227,18 @@ export async function runTaskPilot<T>(family: TaskFamily<T>, estimate: OutcomeEs
  * The first-evaluation resolve rates of a TaskPilot run (one per evaluated
  * candidate): the `p̂` histogram of FrogNano's calibration, before refinement.
  *
+ * @throws FrognanoError `INVALID_TYPE` naming the field (`result`, `result.candidates[3].steps`) when `result`
+ *   is not `{ candidates: [{ steps: [{ rate }, ...] }, ...] }`; `OUT_OF_RANGE` for a rate outside [0, 1]
  * @example initialRates(await runTaskPilot(family, estimate, { iteration: 1 })) // e.g. [0, 0.5, 1, 0.125, ...]
  */
 export function initialRates<T>(result: Pick<TaskPilotResult<T>, 'candidates'>): number[] {
+  const r = parseWith('initialRates', 'result', InitialRatesInputSchema, result);
   const out: number[] = [];
-  for (const c of result.candidates) if (c.steps.length > 0) out.push(c.steps[0]!.rate);
+  for (const c of r.candidates) if (c.steps.length > 0) out.push(c.steps[0]!.rate);
   return out;
 }
+
+/** What {@link initialRates} reads of a TaskPilot result. */
+const InitialRatesInputSchema = z.looseObject({
+  candidates: z.array(z.looseObject({ steps: z.array(z.looseObject({ rate: z.number().min(0).max(1) })) })),
+});

@@ -41,6 +41,8 @@ export interface ErrorDetails {
   field?: string;
   /** The index (or indices, outermost first) of the offending element, when it is an array element. */
   index?: number[];
+  /** The underlying error (a parse error, a later failure), kept as the standard `Error.cause`. */
+  cause?: unknown;
 }
 
 /**
@@ -59,7 +61,7 @@ export class FrognanoError extends Error {
   readonly index: number[] | undefined;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
-    super(details.fn ? `${details.fn}: ${message}` : message);
+    super(details.fn ? `${details.fn}: ${message}` : message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'FrognanoError';
     this.code = code;
     this.fn = details.fn;

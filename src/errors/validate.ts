@@ -18,9 +18,13 @@ export function describeValue(v: unknown): string {
   return typeof v;
 }
 
-/** An array or a typed array (what the numeric checks accept), whatever its elements. */
+/**
+ * An array or a typed array (what the numeric checks accept), whatever its elements.
+ * A `DataView` is not one: `ArrayBuffer.isView` admits it, but it has no `length`
+ * and no indexed elements.
+ */
 export function isArrayLikeOfAny(v: unknown): v is ArrayLike<unknown> {
-  return Array.isArray(v) || ArrayBuffer.isView(v);
+  return Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView));
 }
 
 /**
@@ -55,9 +59,21 @@ export function finiteArray(
   for (let i = 0; i < n; i++) {
     const x = value[i];
     // `x - x === 0` is false exactly for NaN, ±Infinity and non-numbers coerced to NaN.
-    if (typeof x !== 'number' || x - x !== 0) badNumber(fn, field, x, [...prefix, i]);
+    if (typeof x !== 'number' || x - x !== 0) {
+      if (x === undefined && !(i in value)) hole(fn, field, [...prefix, i]);
+      badNumber(fn, field, x, [...prefix, i]);
+    }
   }
   return value as ArrayLike<number>;
+}
+
+function hole(fn: string, field: string, index: number[]): never {
+  const where = field + index.map((i) => `[${i}]`).join('');
+  throw new FrognanoError(ErrorCode.INVALID_TYPE, `${where} is a hole of a sparse array (arrays must have every element)`, {
+    fn,
+    field: where,
+    index,
+  });
 }
 
 /** Checks a finite number (a scalar argument that is not an option). */
@@ -190,11 +206,70 @@ function pathToField(root: string, path: readonly PropertyKey[]): string {
 }
 
 /**
+ * What zod cannot be trusted with, found in one pass before it runs (arrays and
+ * plain objects only; class instances, typed arrays and functions are not entered):
+ *
+ * - a hole of a sparse array: zod reads it as `undefined` and builds one issue per
+ *   hole, which takes seconds for `new Array(5e5)`; the scan stops at the first;
+ * - with `protoKeys`, an own `__proto__` key (what `JSON.parse('{"__proto__": ...}')`
+ *   makes): zod's non-strict objects drop it silently, so it would be ignored
+ *   rather than rejected as an unknown option.
+ */
+function precheck(fn: string, root: string, value: unknown, protoKeys: boolean): void {
+  if (value === null || typeof value !== 'object') return;
+  const seen = new WeakSet<object>();
+  const stack: { v: object; path: PropertyKey[] }[] = [{ v: value, path: [] }];
+  const visit = (v: unknown, path: PropertyKey[]): void => {
+    if (v === null || typeof v !== 'object' || seen.has(v)) return;
+    if (!Array.isArray(v)) {
+      const proto = Object.getPrototypeOf(v) as unknown;
+      if (proto !== Object.prototype && proto !== null) return;
+    }
+    seen.add(v);
+    stack.push({ v, path });
+  };
+  seen.add(value);
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (Array.isArray(v)) {
+      const n = v.length;
+      for (let i = 0; i < n; i++) {
+        if (!(i in v)) {
+          const field = pathToField(root, [...path, i]);
+          const index = [...path, i].filter((p): p is number => typeof p === 'number');
+          throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field} is a hole of a sparse array (arrays must have every element)`, {
+            fn,
+            field,
+            index,
+          });
+        }
+        const x: unknown = v[i];
+        if (x !== null && typeof x === 'object') visit(x, [...path, i]);
+      }
+      continue;
+    }
+    if (protoKeys && Object.prototype.hasOwnProperty.call(v, '__proto__')) {
+      const field = pathToField(root, path);
+      throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field}: unknown option(s) "__proto__"`, { fn, field });
+    }
+    for (const k of Object.keys(v)) {
+      const x: unknown = (v as Record<string, unknown>)[k];
+      if (x !== null && typeof x === 'object') visit(x, [...path, k]);
+    }
+  }
+}
+
+/**
  * Parses `value` with a zod schema and converts the first issue into a
  * {@link FrognanoError} naming the field (`opts.eps`, `outcome.assistantTokens`).
  * Use for options objects and small records, not for long numeric arrays.
+ *
+ * Before zod runs, one pass rejects a sparse array (`INVALID_TYPE` naming the
+ * first hole, e.g. `outcomes[3]`) and, in options (`root` `opts` or `opts.*`), an
+ * own `__proto__` key at any depth (`INVALID_TYPE`, an unknown option).
  */
 export function parseWith<S extends z.ZodType>(fn: string, root: string, schema: S, value: unknown): z.output<S> {
+  precheck(fn, root, value, root === 'opts' || root.startsWith('opts.'));
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
@@ -209,7 +284,11 @@ export function parseWith<S extends z.ZodType>(fn: string, root: string, schema:
   });
 }
 
-/** Parses an options object (undefined means `{}`); unknown keys are rejected so typos surface. */
+/**
+ * Parses an options object (undefined means `{}`); unknown keys are rejected so
+ * typos surface, and so is an own `__proto__` key (from `JSON.parse`) at any depth,
+ * whatever the schema's strictness.
+ */
 export function parseOptions<S extends z.ZodType>(fn: string, schema: S, opts: unknown): z.output<S> {
   return parseWith(fn, 'opts', schema, opts ?? {});
 }

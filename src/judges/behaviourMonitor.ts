@@ -78,8 +78,23 @@ export interface MonitorResult {
   tokenPenaltySpans: TokenPenaltySpan[];
 }
 
-/** The verifier's verdict read from a trajectory: `outcome.success`, else all tests passed (at least one), else false. */
+/** What {@link trajectoryResolved} reads of a trajectory (the rest is not required). */
+const VerdictFieldsSchema = z.looseObject({
+  outcome: z.looseObject({ success: z.boolean() }).optional(),
+  tests: z.array(z.looseObject({ passed: z.boolean() })).optional(),
+});
+
+/**
+ * The verifier's verdict read from a trajectory: `outcome.success`, else all tests passed (at least one), else false.
+ * @throws FrognanoError `INVALID_TYPE` naming the field (`trajectory`, `trajectory.outcome.success`, `trajectory.tests[2].passed`)
+ *   when the trajectory is not an object or those fields have the wrong type
+ */
 export function trajectoryResolved(t: Trajectory): boolean {
+  return verdictOf(parseWith('trajectoryResolved', 'trajectory', VerdictFieldsSchema, t));
+}
+
+/** {@link trajectoryResolved} on a parsed trajectory. */
+function verdictOf(t: Pick<Trajectory, 'outcome' | 'tests'> | z.output<typeof VerdictFieldsSchema>): boolean {
   if (t.outcome) return t.outcome.success;
   if (t.tests && t.tests.length) return t.tests.every((x) => x.passed);
   return false;
@@ -179,7 +194,7 @@ export function applyMonitor(trajectories: readonly Trajectory[], opts?: ApplyMo
   const minRisk = RISK_ORDER[o.minRisk];
 
   return ts.map((t, i) => {
-    const resolved = o.resolved ? o.resolved[i]! : trajectoryResolved(t);
+    const resolved = o.resolved ? o.resolved[i]! : verdictOf(t);
     const reward = rewards ? rewards[i]! : resolved ? 1 : 0;
     const flags: MonitorFlag[] = [];
     const tokenPenaltySpans: TokenPenaltySpan[] = [];

@@ -67,8 +67,20 @@ export interface GagarAuditResult {
 
 const TIER_ORDER: Record<GagarTier, number> = { T1: 0, T2: 1, T3: 2 };
 
-/** -1 when `a` is judged better than `b`, 1 when worse, 0 for a tie (same tier, same rank). */
+/** What {@link compareJudged} reads of a judged candidate. */
+const JudgedSchema = z.looseObject({ tier: GagarTierSchema, rank: z.number() });
+
+/**
+ * -1 when `a` is judged better than `b`, 1 when worse, 0 for a tie (same tier, same rank).
+ * @throws FrognanoError `INVALID_TYPE` naming `a` / `b` (or `a.tier`, `b.rank`) when either is not `{ tier, rank }`;
+ *   `NON_FINITE` for a NaN or infinite rank
+ */
 export function compareJudged(a: { tier: GagarTier; rank: number }, b: { tier: GagarTier; rank: number }): number {
+  return compareParsed(parseWith('compareJudged', 'a', JudgedSchema, a), parseWith('compareJudged', 'b', JudgedSchema, b));
+}
+
+/** {@link compareJudged} on validated candidates (the audit's inner loops). */
+function compareParsed(a: { tier: GagarTier; rank: number }, b: { tier: GagarTier; rank: number }): number {
   const t = TIER_ORDER[a.tier] - TIER_ORDER[b.tier];
   if (t !== 0) return Math.sign(t);
   return Math.sign(a.rank - b.rank);
@@ -76,7 +88,7 @@ export function compareJudged(a: { tier: GagarTier; rank: number }, b: { tier: G
 
 /** `a`'s pairwise win against `b`: 1 when judged better, 1/2 for a tie, 0 when worse. */
 function winScore(a: { tier: GagarTier; rank: number }, b: { tier: GagarTier; rank: number }): number {
-  return (1 - compareJudged(a, b)) / 2;
+  return (1 - compareParsed(a, b)) / 2;
 }
 
 /**
@@ -126,9 +138,9 @@ export function gagarAudit(groups: readonly (readonly GagarAuditCandidate[])[]):
     const n = g.length;
     const weightedScores = g.map((c) => gagarWeightedScore(c.scores));
     let best = g[0]!;
-    for (const c of g) if (compareJudged(c, best) < 0) best = c;
-    const top = g.filter((c) => compareJudged(c, best) === 0).length;
-    const rank1Shares = g.map((c) => (compareJudged(c, best) === 0 ? 1 / top : 0));
+    for (const c of g) if (compareParsed(c, best) < 0) best = c;
+    const top = g.filter((c) => compareParsed(c, best) === 0).length;
+    const rank1Shares = g.map((c) => (compareParsed(c, best) === 0 ? 1 / top : 0));
     const winRates = g.map((c, i) => {
       if (n === 1) return null;
       let w = 0;

@@ -304,6 +304,13 @@ export interface HirsTokenLabels {
   spans: PolaritySpan[];
 }
 
+/**
+ * The longest flat token sequence {@link hirsTokenPolarity} labels (2^24 = 16,777,216 tokens,
+ * above any context window in use): its per-token outputs hold one entry per token, so a larger
+ * `tokenCounts` total is refused (`OUT_OF_RANGE`) instead of exhausting memory.
+ */
+export const HIRS_MAX_TOKENS = 2 ** 24;
+
 const AnnotationRefSchema = z.looseObject({ turn: z.number().int().min(0), record: z.looseObject({ polarity: z.enum(['positive', 'neutral', 'negative']) }) });
 
 /**
@@ -329,7 +336,8 @@ const AnnotationRefSchema = z.looseObject({ turn: z.number().int().min(0), recor
  * @param tokenCounts - tokens of each message in the flat sequence (integers >= 0), same length as `messages`
  * @param opts - `{ layout = 'full' }`
  * @throws FrognanoError `LENGTH_MISMATCH` (`tokenCounts`), `INVALID_TYPE` (a malformed message or
- *   annotation), `NON_FINITE` / `OUT_OF_RANGE` (a bad token count `tokenCounts[i]`, an annotation
+ *   annotation), `NON_FINITE` / `OUT_OF_RANGE` (a bad token count `tokenCounts[i]`, counts summing to more
+ *   than {@link HIRS_MAX_TOKENS}, an annotation
  *   `annotations[a].turn` beyond the last turn or repeated)
  * @example
  * // [system, user, assistant, tool, assistant, user, assistant], the user's second message is negative on turn 0
@@ -348,9 +356,19 @@ export function hirsTokenPolarity(
   const anns = parseWith(fn, 'annotations', z.array(AnnotationRefSchema), annotations);
   const counts = finiteArray(fn, 'tokenCounts', tokenCounts);
   sameLength(fn, 'messages', ms, 'tokenCounts', counts);
+  let total = 0;
   for (let i = 0; i < counts.length; i++) {
     if (!Number.isInteger(counts[i]) || counts[i]! < 0) {
       throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `tokenCounts[${i}] must be an integer >= 0, got ${counts[i]}`, { fn, field: `tokenCounts[${i}]`, index: [i] });
+    }
+    // The labels hold one entry per token: refuse a length no conversation has before allocating it.
+    if (layout === 'full' || ms[i]!.role === 'assistant') total += counts[i]!;
+    if (total > HIRS_MAX_TOKENS) {
+      throw new FrognanoError(
+        ErrorCode.OUT_OF_RANGE,
+        `tokenCounts[${i}] is ${counts[i]}: the labelled sequence would reach ${total} tokens, more than ${HIRS_MAX_TOKENS} (HIRS_MAX_TOKENS)`,
+        { fn, field: `tokenCounts[${i}]`, index: [i] },
+      );
     }
   }
   const turns = turnsOf(ms);

@@ -60,8 +60,9 @@ export class Adam {
   constructor(variables: readonly tf.Variable[], opts: AdamOptions = {}) {
     this.options = parseOptions('Adam', AdamOptionsSchema, opts);
     this.variables = variables;
-    this.m = variables.map((p) => tf.variable(tf.zerosLike(p), false));
-    this.v = variables.map((p) => tf.variable(tf.zerosLike(p), false));
+    // tidy frees the zero tensors a variable is made from (the variable keeps its own reference).
+    this.m = variables.map((p) => tf.tidy(() => tf.variable(tf.zerosLike(p), false)));
+    this.v = variables.map((p) => tf.tidy(() => tf.variable(tf.zerosLike(p), false)));
   }
 
   /** Number of updates applied since construction or the last reset. */
@@ -111,7 +112,7 @@ export class Adam {
   /** Zeroes both moments and the step count (FrogNano's per-iteration re-initialisation). */
   reset(): void {
     this.t = 0;
-    for (const x of [...this.m, ...this.v]) x.assign(tf.zerosLike(x));
+    for (const x of [...this.m, ...this.v]) tf.tidy(() => x.assign(tf.zerosLike(x)));
   }
 
   /**

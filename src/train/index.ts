@@ -37,7 +37,7 @@ export type { CheckpointHeader } from './checkpoint.js';
 export { JsonlLog } from './jsonlLog.js';
 export { TrainingProgress } from './progress.js';
 export type { ProgressState } from './progress.js';
-export { FrogNanoTrainer, TrainerOptionsSchema } from './trainer.js';
+export { FrogNanoTrainer, TrainerOptionsSchema, trainingConfig } from './trainer.js';
 export type { RunControl, RunResult, TrainerOptions, TrainerState, UpdateRecord } from './trainer.js';
 export { renderTrainingReport, writeTrainingReport } from './report.js';
 export type { TrainingReportInput } from './report.js';

@@ -71,7 +71,8 @@ export function functionPolicy(opts: FunctionPolicyOptions): Policy {
     throw new FrognanoError(ErrorCode.INVALID_TYPE, 'opts.apply must be a function (weights, tokens) => logits', { fn, field: 'opts.apply' });
   }
   checkSizes(fn, opts.vocabSize, opts.contextLength);
-  const variables = opts.weights.map((w) => tf.variable(w.clone() as tf.Tensor, true));
+  // tidy frees the temporary copy (the variable keeps its own reference to the data).
+  const variables = opts.weights.map((w) => tf.tidy(() => tf.variable(w.clone() as tf.Tensor, true)));
   const policy: Policy = {
     vocabSize: opts.vocabSize,
     contextLength: opts.contextLength,

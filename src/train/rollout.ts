@@ -53,6 +53,12 @@ export const GenerateRolloutsOptionsSchema = z
      * so a learner can run between them. 0 never yields. Default 1.
      */
     yieldEvery: z.number().int().min(0).default(1),
+    /**
+     * Cancels the call: checked before every forward pass, so an aborted call
+     * rejects with `signal.reason` within one decode step and touches the policy no
+     * more (the trainer stops its prefetched batch this way when an update fails).
+     */
+    signal: z.instanceof(AbortSignal).optional(),
   })
   .strict();
 /** Options of {@link generateRollouts} as the caller writes them. */
@@ -103,7 +109,8 @@ export function yieldToEventLoop(): Promise<void> {
  *
  * @param tasks - the tasks (each gets `groupSize` rollouts)
  * @returns one group per task, in order, tagged with `policyVersion`
- * @throws FrognanoError `OUT_OF_RANGE` / `INVALID_TYPE` naming `opts.<field>`; `EMPTY_INPUT` for no tasks
+ * @throws FrognanoError `OUT_OF_RANGE` / `INVALID_TYPE` naming `opts.<field>`; `EMPTY_INPUT` for no tasks;
+ *   `opts.signal.reason` (an `AbortError` by default) once `opts.signal` is aborted
  * @example const groups = await generateRollouts(policy, env, tasks, { groupSize: 8, temperature: 1, seed: 1 });
  */
 export async function generateRollouts<T>(
@@ -142,6 +149,7 @@ export async function generateRollouts<T>(
 
   let steps = 0;
   for (;;) {
+    o.signal?.throwIfAborted();
     const active = rows.filter((r) => r.stop === null);
     if (active.length === 0) break;
     if (Date.now() - started > o.wallTimeMs) {
@@ -150,7 +158,9 @@ export async function generateRollouts<T>(
     }
     for (let c = 0; c < active.length; c += o.maxBatch) {
       const chunk = active.slice(c, c + o.maxBatch);
+      if (c > 0) o.signal?.throwIfAborted();
       const logits = await lastPositionLogits(policy, chunk, env.padToken);
+      o.signal?.throwIfAborted();
       const V = policy.vocabSize;
       chunk.forEach((row, b) => {
         const { token, logp } = sampleToken(logits, b * V, V, o.temperature, rng);

@@ -4,7 +4,7 @@ import { ResolveRateBandSchema } from '../curriculum/resolveRateBand.js';
 import { runTaskPilot, type TaskFamily, type TaskPilotResult } from '../curriculum/taskPilot.js';
 import type { Environment } from '../env/environment.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { parseOptions } from '../errors/validate.js';
+import { describeValue, parseOptions } from '../errors/validate.js';
 import { DppoLossOptionsSchema } from '../losses/dppoLoss.js';
 import { Adam, type AdamState } from './adam.js';
 import { decodeFloat32, encodeFloat32, loadCheckpoint, saveCheckpoint } from './checkpoint.js';
@@ -168,6 +168,15 @@ export interface RunResult<T> {
 export interface RunControl<T> {
   /** Resume from this checkpoint file (`true`: from `checkpointPath` when it exists). */
   resume?: boolean | string;
+  /**
+   * Resume even when the checkpoint was written under another training
+   * configuration (learning rate, group size, iterations, ...: see
+   * {@link trainingConfig}); the run continues under this trainer's options, and
+   * its next checkpoints record them. Without it such a resume is refused
+   * (`CHECKPOINT_INVALID` naming every differing field with both values). The seed
+   * and the model must match in any case. Default false.
+   */
+  allowConfigChange?: boolean;
   /** Stop (as if killed) after this many updates in this call. */
   stopAfterUpdates?: number;
   /** Called after every update. */
@@ -179,6 +188,8 @@ export interface RunControl<T> {
 const CheckpointSchema = z.object({
   kind: z.literal('frognano-trainer'),
   seed: z.union([z.number(), z.string()]),
+  /** {@link trainingConfig} of the run that wrote it (absent in checkpoints of older versions). */
+  config: z.record(z.string(), z.unknown()).optional(),
   shapes: z.array(z.array(z.number().int())),
   weights: z.array(z.string()),
   optimizer: z.object({ step: z.number().int().min(0), m: z.array(z.string()), v: z.array(z.string()) }).nullable(),
@@ -198,6 +209,86 @@ const CheckpointSchema = z.object({
     rng: z.object({ tasks: z.unknown(), sampling: z.unknown() }).nullable(),
   }),
 });
+
+/**
+ * The options that change a run's numbers, as a checkpoint records them and a
+ * resume compares them: everything but the file paths (`checkpointPath`,
+ * `logPath`), `checkpointEvery`, `progress`, `maxBatch` (a throughput knob) and
+ * `dppo.validate` (a read-back check); `seed` is compared on its own. `dppo` is
+ * written with its defaults filled in, so leaving it out equals passing its
+ * defaults.
+ *
+ * @param opts - trainer options, as written or as parsed (`trainer.options`)
+ * @throws FrognanoError as {@link FrogNanoTrainer}'s constructor for invalid options
+ * @example trainingConfig(new FrogNanoTrainer(parts, opts).options).learningRate
+ */
+export function trainingConfig(opts: TrainerOptions | z.output<typeof TrainerOptionsSchema>): Record<string, unknown> {
+  const o = parseOptions('trainingConfig', TrainerOptionsSchema, opts);
+  const { validate: _validate, ...dppo } = DppoLossOptionsSchema.parse(o.dppo ?? {});
+  const config = {
+    iterations: o.iterations,
+    updatesPerIteration: o.updatesPerIteration,
+    groupsPerUpdate: o.groupsPerUpdate,
+    groupSize: o.groupSize,
+    temperature: o.temperature,
+    maxLag: o.maxLag,
+    rolloutAhead: o.rolloutAhead,
+    stalePolicy: o.stalePolicy,
+    learningRate: o.learningRate,
+    beta1: o.beta1,
+    beta2: o.beta2,
+    clipNorm: o.clipNorm,
+    dppo,
+    reward: o.reward,
+    pilot: o.pilot,
+  };
+  // As JSON stores it (undefined members dropped), so a saved config and a fresh one compare equal.
+  return JSON.parse(JSON.stringify(config)) as Record<string, unknown>;
+}
+
+/** Leaf paths of a config (`reward.alpha`) with their values. */
+function flattenConfig(v: unknown, prefix: string, out: Map<string, unknown>): Map<string, unknown> {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0) {
+    for (const [k, x] of Object.entries(v)) flattenConfig(x, prefix === '' ? k : `${prefix}.${k}`, out);
+  } else if (prefix !== '') out.set(prefix, v);
+  return out;
+}
+
+/** The fields whose values differ between two training configs, in the current config's order. */
+function configDifferences(saved: Record<string, unknown>, current: Record<string, unknown>): { field: string; saved: unknown; current: unknown }[] {
+  const a = flattenConfig(saved, '', new Map());
+  const b = flattenConfig(current, '', new Map());
+  const fields = [...new Set([...b.keys(), ...a.keys()])];
+  return fields
+    .filter((f) => JSON.stringify(a.get(f)) !== JSON.stringify(b.get(f)))
+    .map((f) => ({ field: f, saved: a.get(f), current: b.get(f) }));
+}
+
+const showConfigValue = (v: unknown): string => (v === undefined ? 'unset' : JSON.stringify(v));
+
+/**
+ * Settles a failed climb: the first failure (in the order they happened) is
+ * thrown as it is; a later one (the prefetched generation failing while the
+ * update was failing too) becomes its `cause` when it has none, and is written to
+ * stderr otherwise. Nothing is dropped silently.
+ */
+function firstFailure(failures: unknown[]): unknown {
+  const [first, ...later] = failures;
+  if (later.length === 0) return first;
+  const rest = later.length === 1 ? later[0] : new AggregateError(later, `${later.length} later failures`);
+  if (first !== null && typeof first === 'object' && !Object.prototype.hasOwnProperty.call(first, 'cause')) {
+    try {
+      Object.defineProperty(first, 'cause', { value: rest, writable: true, configurable: true, enumerable: false });
+      return first;
+    } catch {
+      // a frozen error: fall through to stderr
+    }
+  }
+  for (const e of later) console.warn('FrogNanoTrainer.run: a later failure of the same update:', e);
+  return first;
+}
+
+type Settled<V> = { ok: true; value: V } | { ok: false; error: unknown };
 
 /**
  * The FrogNano training loop (FrogNano Fig. 3; §3.1 TaskPilot, §4 RL recipe):
@@ -254,7 +345,19 @@ export class FrogNanoTrainer<T> {
   /**
    * Runs (or resumes) the loop to the end, or until `stopAfterUpdates`.
    *
-   * @throws FrognanoError `CHECKPOINT_INVALID` when resuming from a bad checkpoint
+   * On failure (an update, a rollout generation, a hook, a checkpoint write throws)
+   * the promise settles only after all of the run's work has stopped: the batch the
+   * actor was prefetching is cancelled (an `AbortSignal`) and awaited, and the actor
+   * copy is disposed, so the caller may dispose the policy at once. The first error
+   * is thrown as it is; a later one (the prefetch failing while the update failed) is
+   * attached as its `cause` (written to stderr when it already has one). Nothing is
+   * left to reject unhandled.
+   *
+   * @throws FrognanoError `CHECKPOINT_INVALID` when resuming from a bad checkpoint: unreadable or
+   *   corrupt, another seed or model, another training configuration (unless
+   *   `allowConfigChange`; the message names each differing field with both values), counters
+   *   out of range (`state.iteration`, `state.cursor`, ...), or non-finite weights or Adam moments
+   *   (naming the tensor and the element)
    */
   async run(control: RunControl<T> = {}): Promise<RunResult<T>> {
     const o = this.options;
@@ -266,10 +369,13 @@ export class FrogNanoTrainer<T> {
     let adamState: AdamState | null = null;
     const resumePath = control.resume === true ? o.checkpointPath : control.resume || undefined;
     if (resumePath !== undefined && (control.resume !== true || existsSync(resumePath))) {
-      const restored = this.restore(resumePath);
+      const restored = this.restore(resumePath, control.allowConfigChange === true);
       state = restored.state;
       adamState = restored.optimizer;
       progress?.note(`resumed from ${resumePath}: iteration ${state.iteration}, ${state.phase}, update ${state.update}`);
+      if (restored.changed.length > 0) {
+        progress?.note(`configuration changed on resume (allowConfigChange): ${restored.changed.map((d) => `${d.field} ${showConfigValue(d.saved)} -> ${showConfigValue(d.current)}`).join(', ')}`);
+      }
     }
     log?.rewrite(state.records);
 
@@ -343,6 +449,13 @@ export class FrogNanoTrainer<T> {
     const U = o.updatesPerIteration;
     const it = state.iteration;
     const adam = new Adam(this.policy.variables, { learningRate: o.learningRate, beta1: o.beta1, beta2: o.beta2 });
+    // The batch the actor prefetches while the learner updates. Its outcome is caught at once (never an
+    // unhandled rejection); on any failure of the climb it is aborted and awaited before the climb settles,
+    // so nothing of this run touches the policies after run() has rejected.
+    const abort = new AbortController();
+    const aborted = new Error('the climb failed; prefetched generation cancelled');
+    const failures: unknown[] = [];
+    let prefetch: Promise<Settled<RolloutGroup<T>[]>> | null = null;
     try {
       if (adamState !== null) adam.setState(adamState);
       const tasksRng = SeededRng.restore(state.rng!.tasks);
@@ -351,13 +464,14 @@ export class FrogNanoTrainer<T> {
       buffer.push(...state.buffer);
       copyWeights(this.policy, actor);
       const nextTasks = (): T[] => nextInEpochs(state, state.pool.length, o.groupsPerUpdate, tasksRng).map((i) => state.pool[i]!);
-      const generate = (tasks: T[]): Promise<RolloutGroup<T>[]> =>
+      const generate = (tasks: T[], signal?: AbortSignal): Promise<RolloutGroup<T>[]> =>
         generateRollouts(actor, this.env, tasks, {
           groupSize: o.groupSize,
           temperature: o.temperature,
           rng: samplingRng,
           policyVersion: state.policyVersion,
           maxBatch: o.maxBatch,
+          signal,
         });
       const depth = Math.max(1, o.rolloutAhead);
       while (state.update < U) {
@@ -382,10 +496,16 @@ export class FrogNanoTrainer<T> {
         }
         const lags = fresh.map((g) => policyLag(g.policyVersion, state.policyVersion));
         // The actor samples batch u + rolloutAhead from its snapshot while the learner trains on batch u.
-        const ahead =
-          o.rolloutAhead > 0 && state.batchesGenerated < Math.min(U, u + o.rolloutAhead + 1)
-            ? (state.batchesGenerated++, generate(nextTasks()))
-            : null;
+        if (o.rolloutAhead > 0 && state.batchesGenerated < Math.min(U, u + o.rolloutAhead + 1)) {
+          state.batchesGenerated++;
+          prefetch = generate(nextTasks(), abort.signal).then(
+            (value): Settled<RolloutGroup<T>[]> => ({ ok: true, value }),
+            (error: unknown): Settled<RolloutGroup<T>[]> => {
+              if (error !== aborted) failures.push(error);
+              return { ok: false, error };
+            },
+          );
+        }
         await yieldToEventLoop();
         const lengthPenalty = it >= o.reward.lengthPenaltyFromIteration;
         const stats = await dppoUpdate(this.policy, adam, this.env, fresh, {
@@ -394,7 +514,12 @@ export class FrogNanoTrainer<T> {
           dppo: o.dppo,
           clipNorm: o.clipNorm,
         });
-        if (ahead !== null) buffer.push(...(await ahead));
+        if (prefetch !== null) {
+          const ahead = await prefetch;
+          prefetch = null;
+          if (!ahead.ok) throw ahead.error;
+          buffer.push(...ahead.value);
+        }
         state.policyVersion++;
         state.step++;
         state.update++;
@@ -432,6 +557,14 @@ export class FrogNanoTrainer<T> {
         if (ctx.stopNow() && state.update < U) return 'stopped';
       }
       return 'done';
+    } catch (e) {
+      if (!failures.includes(e)) failures.push(e);
+      if (prefetch !== null) {
+        abort.abort(aborted);
+        await prefetch;
+        prefetch = null;
+      }
+      throw firstFailure(failures);
     } finally {
       adam.dispose();
     }
@@ -445,6 +578,7 @@ export class FrogNanoTrainer<T> {
     saveCheckpoint(path, {
       kind: 'frognano-trainer',
       seed: this.options.seed,
+      config: trainingConfig(this.options),
       shapes: this.policy.variables.map((v) => v.shape),
       weights: weights.map(encodeFloat32),
       optimizer: optimizer === null ? null : { step: optimizer.step, m: optimizer.m.map(encodeFloat32), v: optimizer.v.map(encodeFloat32) },
@@ -452,9 +586,17 @@ export class FrogNanoTrainer<T> {
     });
   }
 
-  private restore(path: string): { state: TrainerState<T>; optimizer: AdamState | null } {
+  /**
+   * Reads a checkpoint and checks everything it restores before any of it is
+   * used: the seed, the model (shapes), the training configuration (unless
+   * `allowConfigChange`), the counters against the configuration that wrote them,
+   * the task order and its cursor, the rollout buffer, the RNG states, and finite
+   * weights and Adam moments. A resealed checkpoint (edited, checksum recomputed)
+   * passes `loadCheckpoint` but not these.
+   */
+  private restore(path: string, allowConfigChange: boolean): { state: TrainerState<T>; optimizer: AdamState | null; changed: ReturnType<typeof configDifferences> } {
     const fn = 'FrogNanoTrainer.run';
-    const bad = (why: string): FrognanoError => new FrognanoError(ErrorCode.CHECKPOINT_INVALID, `${path}: ${why}`, { fn, field: 'resume' });
+    const bad = (why: string, field = 'resume'): FrognanoError => new FrognanoError(ErrorCode.CHECKPOINT_INVALID, `${path}: ${why}`, { fn, field });
     const parsed = CheckpointSchema.safeParse(loadCheckpoint(path));
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -466,20 +608,133 @@ export class FrogNanoTrainer<T> {
     if (c.shapes.length !== vars.length || c.shapes.some((s, i) => s.join(',') !== vars[i]!.shape.join(','))) {
       throw bad(`for another model: ${c.shapes.length} weight tensors of other shapes than this policy's ${vars.length}`);
     }
-    writeWeights(
-      this.policy,
-      c.weights.map((w, i) => decodeFloat32(w, vars[i]!.size, `weights[${i}]`)),
-    );
-    const optimizer =
-      c.optimizer === null
-        ? null
-        : {
-            step: c.optimizer.step,
-            m: c.optimizer.m.map((w, i) => decodeFloat32(w, vars[i]!.size, `optimizer.m[${i}]`)),
-            v: c.optimizer.v.map((w, i) => decodeFloat32(w, vars[i]!.size, `optimizer.v[${i}]`)),
-          };
-    return { state: c.state as unknown as TrainerState<T>, optimizer };
+
+    // The training configuration: the checkpoint's own, compared with this run's.
+    const current = trainingConfig(this.options);
+    let changed: ReturnType<typeof configDifferences> = [];
+    if (c.config === undefined) {
+      if (!allowConfigChange) {
+        throw bad('does not record its training configuration (written by an older frognano); pass allowConfigChange: true to resume it under this run\'s options');
+      }
+    } else {
+      changed = configDifferences(c.config, current);
+      if (changed.length > 0 && !allowConfigChange) {
+        throw bad(
+          `written with another training configuration: ${changed.map((d) => `${d.field} is ${showConfigValue(d.saved)} in the checkpoint, ${showConfigValue(d.current)} in this run`).join('; ')}. Resume with the checkpoint's values, or pass allowConfigChange: true to continue under this run's options`,
+          `opts.${changed[0]!.field}`,
+        );
+      }
+    }
+    const saved = c.config ?? current;
+    const limits = {
+      iterations: typeof saved.iterations === 'number' ? saved.iterations : this.options.iterations,
+      updatesPerIteration: typeof saved.updatesPerIteration === 'number' ? saved.updatesPerIteration : this.options.updatesPerIteration,
+    };
+
+    // The counters, against the configuration that wrote them.
+    const st = c.state;
+    const stateBad = (field: string, why: string): FrognanoError => bad(`state.${field} ${why}`, `state.${field}`);
+    const I = limits.iterations;
+    const U = limits.updatesPerIteration;
+    if (st.phase === 'done' ? st.iteration !== I + 1 : st.iteration > I) {
+      throw stateBad('iteration', `is ${st.iteration} in phase '${st.phase}', outside [1, ${I}] (${I + 1} when done) for iterations = ${I}`);
+    }
+    if (st.update > U) throw stateBad('update', `is ${st.update}, outside [0, ${U}] for updatesPerIteration = ${U}`);
+    if (st.batchesGenerated > U) throw stateBad('batchesGenerated', `is ${st.batchesGenerated}, outside [0, ${U}] for updatesPerIteration = ${U}`);
+    if (st.step !== st.records.length) throw stateBad('step', `is ${st.step} but the checkpoint holds ${st.records.length} update records`);
+    if (st.policyVersion !== st.step) throw stateBad('policyVersion', `is ${st.policyVersion} but ${st.step} updates were made`);
+    const pilotsDone = st.phase === 'climb' ? st.iteration : st.iteration - 1;
+    if (st.pilots.length !== pilotsDone) throw stateBad('pilots', `holds ${st.pilots.length} TaskPilot results, expected ${pilotsDone} in iteration ${st.iteration}, phase '${st.phase}'`);
+    if (st.order.length !== 0 && st.order.length !== st.pool.length) {
+      throw stateBad('order', `has ${st.order.length} entries for a pool of ${st.pool.length} tasks`);
+    }
+    const inOrder = new Set<number>();
+    st.order.forEach((k, i) => {
+      if (k < 0 || k >= st.pool.length || inOrder.has(k)) throw stateBad(`order[${i}]`, `is ${k}, not a fresh index into the pool of ${st.pool.length} tasks`);
+      inOrder.add(k);
+    });
+    if (st.cursor > st.order.length) throw stateBad('cursor', `is ${st.cursor}, beyond the task order of ${st.order.length} entries`);
+    st.buffer.forEach((g, k) => {
+      if (g.policyVersion > st.policyVersion) throw stateBad(`buffer[${k}].policyVersion`, `is ${g.policyVersion}, newer than the policy (version ${st.policyVersion})`);
+      checkRollouts(g.rollouts, this.policy.vocabSize, (field, why) => stateBad(`buffer[${k}].rollouts${field}`, why));
+    });
+    if ((st.rng === null) !== (st.phase !== 'climb')) {
+      throw stateBad('rng', st.rng === null ? `is missing in phase 'climb'` : `is set in phase '${st.phase}'`);
+    }
+    if (st.rng !== null) {
+      checkRngState(st.rng.tasks, (why) => stateBad('rng.tasks', why));
+      checkRngState(st.rng.sampling, (why) => stateBad('rng.sampling', why));
+    }
+
+    // The tensors: every one of the right size and finite.
+    const tensors = (name: string, list: readonly string[], check?: (x: number) => boolean): Float32Array[] => {
+      if (list.length !== vars.length) throw bad(`${name} holds ${list.length} tensors, the policy has ${vars.length}`, name);
+      return list.map((b64, i) => {
+        const values = decodeFloat32(b64, vars[i]!.size, `${name}[${i}]`);
+        for (let j = 0; j < values.length; j++) {
+          const x = values[j]!;
+          if (x - x !== 0 || (check !== undefined && !check(x))) {
+            throw bad(`${name}[${i}] (shape [${vars[i]!.shape.join(', ')}]) holds ${describeValue(x)} at element ${j}`, `${name}[${i}]`);
+          }
+        }
+        return values;
+      });
+    };
+    const weights = tensors('weights', c.weights);
+    let optimizer: AdamState | null = null;
+    if (c.optimizer !== null) {
+      if (st.phase !== 'climb') throw bad(`holds an optimizer state in phase '${st.phase}' (only a climb has one)`, 'optimizer');
+      if (c.optimizer.step > st.update) throw bad(`optimizer.step is ${c.optimizer.step}, more than the climb's ${st.update} updates`, 'optimizer.step');
+      optimizer = {
+        step: c.optimizer.step,
+        m: tensors('optimizer.m', c.optimizer.m),
+        v: tensors('optimizer.v', c.optimizer.v, (x) => x >= 0),
+      };
+    }
+
+    // Under a changed configuration (allowConfigChange): the position must exist in the new one.
+    const state = st as unknown as TrainerState<T>;
+    if (state.phase !== 'done' && state.iteration > this.options.iterations) {
+      throw bad(`is in iteration ${state.iteration}, beyond this run's iterations = ${this.options.iterations}`, 'opts.iterations');
+    }
+    if (state.phase === 'done' && state.iteration <= this.options.iterations) state.phase = 'pilot';
+    writeWeights(this.policy, weights);
+    return { state, optimizer, changed };
   }
+}
+
+/** A seedrandom ARC4 state: `i`, `j` in [0, 255] and `S` a permutation of 0..255. */
+function checkRngState(v: unknown, bad: (why: string) => FrognanoError): void {
+  const r = v as { i?: unknown; j?: unknown; S?: unknown } | null;
+  const byte = (x: unknown): boolean => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 255;
+  if (r === null || typeof r !== 'object' || !byte(r.i) || !byte(r.j) || !Array.isArray(r.S) || r.S.length !== 256) {
+    throw bad('is not a seedrandom ARC4 state { i, j, S[256] }');
+  }
+  const seen = new Set<number>();
+  for (const x of r.S as unknown[]) {
+    if (!byte(x) || seen.has(x as number)) throw bad('has an S that is not a permutation of 0..255');
+    seen.add(x as number);
+  }
+}
+
+/** Rollouts of the restored buffer: tokens in the vocabulary, 0/1 masks and finite log-probs of the same length. */
+function checkRollouts(rollouts: readonly unknown[], vocabSize: number, bad: (field: string, why: string) => FrognanoError): void {
+  rollouts.forEach((x, j) => {
+    const r = x as { tokens?: unknown; lossMask?: unknown; logpRollout?: unknown; verdict?: unknown } | null;
+    if (r === null || typeof r !== 'object' || !Array.isArray(r.tokens) || !Array.isArray(r.lossMask) || !Array.isArray(r.logpRollout) || r.verdict === null || typeof r.verdict !== 'object') {
+      throw bad(`[${j}]`, 'is not a rollout { tokens, lossMask, logpRollout, episode, verdict }');
+    }
+    const n = r.tokens.length;
+    if (r.lossMask.length !== n || r.logpRollout.length !== n) throw bad(`[${j}]`, `has tokens, lossMask and logpRollout of lengths ${n}, ${r.lossMask.length}, ${r.logpRollout.length}`);
+    for (let t = 0; t < n; t++) {
+      const tok = r.tokens[t] as unknown;
+      const m = r.lossMask[t] as unknown;
+      const lp = r.logpRollout[t] as unknown;
+      if (!Number.isInteger(tok) || (tok as number) < 0 || (tok as number) >= vocabSize) throw bad(`[${j}].tokens[${t}]`, `is ${describeValue(tok)}, not a token id in [0, ${vocabSize})`);
+      if (m !== 0 && m !== 1) throw bad(`[${j}].lossMask[${t}]`, `is ${describeValue(m)}, not 0 or 1`);
+      if (typeof lp !== 'number' || lp - lp !== 0 || lp > 0) throw bad(`[${j}].logpRollout[${t}]`, `is ${describeValue(lp)}, not a finite log-probability`);
+    }
+  });
 }
 
 function freshState<T>(): TrainerState<T> {
