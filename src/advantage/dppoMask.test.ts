@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
-import { dppoMask, dppoMaskWithStats } from './dppoMask.js';
+import { dppoMask, dppoMaskWithStats, LOGP_TOLERANCE } from './dppoMask.js';
 
 const L = Math.log;
 
@@ -109,4 +109,50 @@ describe('dppoMask bad input', () => {
   it('rejects delta <= 0', () => expectFrognanoError(() => dppoMask([-1], [-1], [1], { delta: 0 }), 'OUT_OF_RANGE', 'opts.delta'));
   it('rejects deltaLow <= 0', () => expectFrognanoError(() => dppoMask([-1], [-1], [1], { deltaLow: -0.1 }), 'OUT_OF_RANGE', 'opts.deltaLow'));
   it('rejects an unknown divergence', () => expectFrognanoError(() => dppoMask([-1], [-1], [1], { divergence: 'js' as never }), 'INVALID_TYPE', 'opts.divergence'));
+});
+
+describe('dppoMask mean rho at the float64 edges (issue 12)', () => {
+  it('logpRollout = -710: meanRho is e^710 saturated at Number.MAX_VALUE, never null/NaN', () => {
+    const s = dppoMaskWithStats([0], [-710], [1]);
+    expect(s.meanRho).toBe(Number.MAX_VALUE);
+    expect(JSON.parse(JSON.stringify(s)).meanRho).toBe(Number.MAX_VALUE);
+    expect(s.mask).toEqual([0]); // p - q = 1 > 0.2 on a positive token
+  });
+  it('logpRollout = -705 (q a normal float64, rho = e^705 representable): exact value', () => {
+    const s = dppoMaskWithStats([0], [-705], [-1]);
+    expect(s.meanRho / Math.exp(705) - 1).toBeLessThan(1e-12);
+  });
+  it('a subnormal q (logpRollout = -740) no longer divides by an inexact q: rho = exp(lp - lq)', () => {
+    const s = dppoMaskWithStats([-735, -1], [-740, -1], [1, 1]);
+    expect(Math.abs(s.meanRho / ((Math.exp(5) + 1) / 2) - 1)).toBeLessThan(1e-12);
+  });
+  it('q underflowed to 0 (logpRollout = -800) with p = q: rho = 1', () => {
+    expect(dppoMaskWithStats([-800, -800], [-800, -800], [1, -1]).meanRho).toBeCloseTo(1, 12);
+  });
+  it('a mean that exceeds float64 only through the sum of many large rho is still finite and right', () => {
+    // rho = e^709 = 8.2e307 on each of 20 tokens: the plain sum (1.6e309) overflows, the mean does not
+    const n = 20;
+    const s = dppoMaskWithStats(new Array(n).fill(0), new Array(n).fill(-709), new Array(n).fill(-1));
+    expect(Number.isFinite(s.meanRho)).toBe(true);
+    expect(Math.abs(s.meanRho / Math.exp(709) - 1)).toBeLessThan(1e-12);
+  });
+  it('logpNew = -1.7e308 with logpRollout = 0: rho underflows to 0, mean 0, finite', () => {
+    expect(dppoMaskWithStats([-1.7e308], [0], [1]).meanRho).toBe(0);
+  });
+  it('KL with log-probs in the tolerance slack above 0 (p, q > 1): no NaN divergence, a move up on a positive token past delta is dropped', () => {
+    expect(dppoMask([5e-5], [-5], [1], { divergence: 'kl' })).toEqual([0]);
+    expect(dppoMask([-1e-5], [5e-5], [1], { divergence: 'kl' })).toEqual([1]);
+  });
+  it('property: meanRho is finite (or MAX_VALUE) for any valid log-probs', () => {
+    const lp = fc.oneof(fc.double({ min: -1.7e308, max: 0, noNaN: true }), fc.constantFrom(0, -0, -709, -710, -745, -746, -1e4, LOGP_TOLERANCE, -5e-324));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(lp, lp, fc.double({ noNaN: true, noDefaultInfinity: true })), { maxLength: 20 }), fc.constantFrom<'tv' | 'kl'>('tv', 'kl'), (rows, divergence) => {
+        const s = dppoMaskWithStats(rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), { divergence });
+        expect(Number.isFinite(s.meanRho)).toBe(true);
+        expect(s.meanRho).toBeGreaterThanOrEqual(0);
+        expect(s.mask).toHaveLength(rows.length);
+      }),
+      { numRuns: 300, seed: 1204 },
+    );
+  });
 });

@@ -70,7 +70,12 @@ export interface DppoMaskStats {
   droppedPositive: number;
   /** Dropped tokens with `A <= 0` (probability already lowered past `deltaLow`). */
   droppedNegative: number;
-  /** Mean of `rho = exp(logpNew - logpRollout)` over all tokens (1 when there are none). */
+  /**
+   * Mean of `rho = exp(logpNew - logpRollout)` over all tokens (1 when there are none),
+   * computed as `exp(max_t d_t) * mean_t exp(d_t - max_t d_t)` (`d_t = logpNew - logpRollout`),
+   * so it neither overflows nor turns NaN. A mean beyond float64 (some `d_t > 709.78`)
+   * saturates at `Number.MAX_VALUE` (1.8e308); it is never Infinity or NaN.
+   */
   meanRho: number;
 }
 
@@ -98,6 +103,8 @@ export function dppoMaskWithStats(
   let droppedPositive = 0;
   let droppedNegative = 0;
   let rhoSum = 0;
+  // rho = p / q while q is a normal float64 (lq > -708); otherwise the stable form below.
+  let exact = true;
   const kl = o.divergence === 'kl';
   for (let t = 0; t < n; t++) {
     const lp = logpNew[t]!;
@@ -105,15 +112,50 @@ export function dppoMaskWithStats(
     const p = Math.exp(lp);
     const q = Math.exp(lq);
     const positive = advantages[t]! > 0;
-    // rho = p / q; exp(lp - lq) only when q underflowed (lq < -745).
-    rhoSum += q > 0 ? p / q : Math.exp(lp - lq);
+    if (q >= MIN_NORMAL) rhoSum += p / q;
+    else exact = false;
     if (!dppoDrops(lp, lq, p, q, positive, lo, hi, kl)) {
       mask[t] = 1;
       kept++;
     } else if (positive) droppedPositive++;
     else droppedNegative++;
   }
-  return { mask, kept, droppedPositive, droppedNegative, meanRho: n === 0 ? 1 : rhoSum / n };
+  const meanRho = n === 0 ? 1 : exact && rhoSum < Infinity ? rhoSum / n : stableMeanRho(logpNew, logpRollout);
+  return { mask, kept, droppedPositive, droppedNegative, meanRho };
+}
+
+/** Smallest positive normal float64 (2^-1022). */
+const MIN_NORMAL = 2 ** -1022;
+
+/**
+ * `mean_t exp(d_t)`, `d_t = logpNew[t] - logpRollout[t]`, as
+ * `exp(dMax) * (1/n) sum_t exp(d_t - dMax)`: every `exp(d_t - dMax)` is in
+ * [0, 1], so the sum cannot overflow and nothing divides by an underflowed `q`.
+ */
+function stableMeanRho(logpNew: ArrayLike<number>, logpRollout: ArrayLike<number>): number {
+  const n = logpNew.length;
+  let dMax = -Infinity;
+  for (let t = 0; t < n; t++) {
+    const d = logpNew[t]! - logpRollout[t]!;
+    if (d > dMax) dMax = d;
+  }
+  let scaledSum = 0;
+  for (let t = 0; t < n; t++) scaledSum += Math.exp(logpNew[t]! - logpRollout[t]! - dMax);
+  return meanRhoOf(dMax, scaledSum, n);
+}
+
+/**
+ * `exp(dMax) * scaledSum / n` without intermediate overflow, saturated at
+ * `Number.MAX_VALUE`: the documented rule for a mean ratio beyond float64
+ * (`rho > 1.8e308` needs `logpNew - logpRollout > 709.78`, i.e. a token the
+ * sampler gave probability below 1e-308). `scaledSum` is in [1, n].
+ */
+function meanRhoOf(dMax: number, scaledSum: number, n: number): number {
+  const frac = scaledSum / n; // in [1/n, 1]
+  const direct = Math.exp(dMax) * frac;
+  if (direct < Infinity) return direct;
+  const logMean = dMax + Math.log(frac);
+  return logMean >= Math.log(Number.MAX_VALUE) ? Number.MAX_VALUE : Math.exp(logMean);
 }
 
 /**
@@ -125,7 +167,10 @@ export function dppoMaskWithStats(
  */
 export function dppoDrops(lp: number, lq: number, p: number, q: number, positive: boolean, lo: number, hi: number, kl: boolean): boolean {
   if (kl) {
-    const d = q * (lq - lp) + (1 - q) * Math.log((1 - q + 1e-8) / (1 - p + 1e-8));
+    // p, q may exceed 1 by the LOGP_TOLERANCE slack; clamp them so 1 - q + 1e-8 stays > 0 (no NaN).
+    const pc = p < 1 ? p : 1;
+    const qc = q < 1 ? q : 1;
+    const d = qc * (lq - lp) + (1 - qc) * Math.log((1 - qc + 1e-8) / (1 - pc + 1e-8));
     return positive ? p > q && d > hi : p < q && d > lo;
   }
   const dp = p - q;

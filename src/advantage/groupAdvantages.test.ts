@@ -99,3 +99,106 @@ describe('groupAdvantages', () => {
   it('rejects a non-array group', () => expectFrognanoError(() => groupAdvantages([5 as never]), 'INVALID_TYPE', 'groups[0]'));
   it('rejects a string reward', () => expectFrognanoError(() => groupAdvantages([[1, '0' as never]]), 'INVALID_TYPE', 'groups[0][1]'));
 });
+
+describe('groupAdvantages at the float64 edges (issue 12)', () => {
+  const S = Math.SQRT1_2;
+  it('[[1.7e308, 1.7e308, 0]]: finite (the mean no longer overflows to NaN)', () => {
+    const { advantages, kept } = groupAdvantages([[1.7e308, 1.7e308, 0]]);
+    expect(kept).toEqual([true]);
+    // y = [1, 1, 0]: mean 2/3, sample std sqrt(1/3): A = [1/sqrt(3), 1/sqrt(3), -2/sqrt(3)]
+    expect(advantages[0]![0]).toBeCloseTo(1 / Math.sqrt(3), 12);
+    expect(advantages[0]![1]).toBeCloseTo(1 / Math.sqrt(3), 12);
+    expect(advantages[0]![2]).toBeCloseTo(-2 / Math.sqrt(3), 12);
+    expect(JSON.parse(JSON.stringify(advantages))).toEqual(advantages);
+  });
+  it('[[1e200, 0]] is [0.7071, -0.7071], not [0, 0] (the variance no longer overflows)', () => {
+    const { advantages, kept } = groupAdvantages([[1e200, 0]]);
+    expect(kept).toEqual([true]);
+    expect(advantages[0]![0]).toBeCloseTo(S, 12);
+    expect(advantages[0]![1]).toBeCloseTo(-S, 12);
+  });
+  it('[[1e-200, 0]] with eps = 0 is [0.7071, -0.7071] (the variance no longer underflows)', () => {
+    const a = groupAdvantages([[1e-200, 0]], { eps: 0 }).advantages[0]!;
+    expect(a[0]).toBeCloseTo(S, 12);
+    expect(a[1]).toBeCloseTo(-S, 12);
+  });
+  it('subnormal rewards with eps = 1e-6: (R - mean) / (std + eps), not flushed to 0', () => {
+    const a = groupAdvantages([[5e-324, 0]]).advantages[0]!;
+    // (R - mean) = ±2.5e-324, std ~ 3.5e-324, eps 1e-6: A = ±2.47e-318 (a subnormal)
+    expect(a[0]).toBeGreaterThan(2.4e-318);
+    expect(a[0]).toBeLessThan(2.5e-318);
+    expect(a[1]).toBe(-a[0]!);
+  });
+  it("scale 'none' keeps huge centred rewards finite", () => {
+    expect(groupAdvantages([[1.7e308, -1.7e308]], { scale: 'none' }).advantages[0]).toEqual([1.7e308, -1.7e308]);
+    expect(groupAdvantages([[1e300, 0]], { scale: 'none' }).advantages[0]).toEqual([5e299, -5e299]);
+  });
+  it("rejects with OUT_OF_RANGE a scale 'none' centred reward beyond float64", () =>
+    expectFrognanoError(() => groupAdvantages([[1.7e308, -1.7e308, -1.7e308]], { scale: 'none' }), 'OUT_OF_RANGE', 'groups[0][0]'));
+  it('property: outputs are finite for any finite rewards (including 1e308 and 5e-324)', () => {
+    const reward = fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom(1.7976931348623157e308, -1.7976931348623157e308, 5e-324, -5e-324, 0, -0, 2 ** 53),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(reward, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 4 }),
+        fc.constantFrom<'std' | 'none'>('std', 'none'),
+        fc.constantFrom<'sample' | 'population'>('sample', 'population'),
+        fc.constantFrom(0, 1e-6, 1e300, 5e-324),
+        (groups, scale, std, eps) => {
+          let r;
+          try {
+            r = groupAdvantages(groups, { scale, std, eps });
+          } catch (e) {
+            // only scale 'none' may refuse, and only for a centred reward beyond float64
+            expect(scale).toBe('none');
+            expect((e as { code?: string }).code).toBe('OUT_OF_RANGE');
+            return;
+          }
+          r.advantages.forEach((row, i) => {
+            expect(row).toHaveLength(groups[i]!.length);
+            for (const a of row) expect(Number.isFinite(a)).toBe(true);
+          });
+        },
+      ),
+      { numRuns: 300, seed: 1201 },
+    );
+  });
+  it('property: std-scaled advantages (eps = 0) are invariant to scaling the rewards by c > 0, c = 1e300 and 1e-300 included', () => {
+    fc.assert(
+      fc.property(
+        // rewards on a 1e-3 grid in [-1e3, 1e3]: c * R stays a normal float64 for every c below
+        fc.array(fc.array(fc.integer({ min: -1_000_000, max: 1_000_000 }).map((x) => x / 1000), { minLength: 2, maxLength: 10 }), { minLength: 1, maxLength: 4 }),
+        fc.oneof(fc.constantFrom(1e300, 1e-300, 3, 0.1, 2 ** -1000, 7e299), fc.double({ min: 1e-290, max: 1e290, noNaN: true })),
+        fc.constantFrom<'sample' | 'population'>('sample', 'population'),
+        (groups, c, std) => {
+          const base = groupAdvantages(groups, { eps: 0, std });
+          const scaled = groupAdvantages(groups.map((g) => g.map((x) => x * c)), { eps: 0, std });
+          expect(scaled.kept).toEqual(base.kept);
+          base.advantages.forEach((row, i) => {
+            row.forEach((a, j) => {
+              const b = scaled.advantages[i]![j]!;
+              expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(a)));
+            });
+          });
+        },
+      ),
+      { numRuns: 300, seed: 1202 },
+    );
+  });
+  it("property: scale 'none' advantages scale linearly with c (within 1e-9 relative)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: -1000, max: 1000 }), { minLength: 2, maxLength: 10 }),
+        fc.constantFrom(1e300, 1e-300, 0.5, 1e10),
+        (g, c) => {
+          const a = groupAdvantages([g], { scale: 'none' }).advantages[0]!;
+          const b = groupAdvantages([g.map((x) => x * c)], { scale: 'none' }).advantages[0]!;
+          a.forEach((x, j) => expect(Math.abs(b[j]! / c - x)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(x))));
+        },
+      ),
+      { numRuns: 200, seed: 1203 },
+    );
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { finiteMatrix, parseOptions, sameShape } from '../errors/validate.js';
 
 /** Options of {@link groupAdvantages}. */
@@ -53,12 +54,24 @@ export interface GroupAdvantagesResult {
  * rewards of a kept group are all equal while its raw outcomes are not (possible
  * with a `floor`), the std is 0: with `eps = 0` the advantages are then 0, not NaN.
  *
+ * Numerics: each group is first scaled by a power of two `2^e` so that
+ * `max_j |R_j| 2^e` lies in [1, 2) (exact, and undone exactly), so the mean and
+ * the std never overflow or underflow, whatever the rewards' magnitude:
+ * `groupAdvantages([[1e200, 0]])` is `[0.7071, -0.7071]` and
+ * `[[1.7e308, 1.7e308, 0]]` gives `[0.577, 0.577, -1.155]`. With `eps = 0` the
+ * std-scaled advantages are invariant to multiplying a group by any `c > 0`
+ * (up to the rounding of `c R_j`); with `eps > 0` they are not (`eps` is in
+ * reward units). With `scale: 'none'` a centred reward `R_j - mean` beyond the
+ * float64 range (rewards spread over more than 1.8e308) is `OUT_OF_RANGE`,
+ * never ±Infinity.
+ *
  * Defaults: `scale 'std'`, `std 'sample'`, `eps 1e-6` (verl's `compute_grpo_outcome_advantage`
  * uses `torch.std`, i.e. Bessel-corrected, and `epsilon = 1e-6`).
  *
  * @param groups - rewards, one row per task group (rows may differ in length)
  * @throws FrognanoError `INVALID_TYPE`, `NON_FINITE` (naming `groups[i][j]`), `EMPTY_INPUT`
- *   (no groups or an empty group), `LENGTH_MISMATCH` (`filterBy` shape), `OUT_OF_RANGE` (`eps < 0`)
+ *   (no groups or an empty group), `LENGTH_MISMATCH` (`filterBy` shape), `OUT_OF_RANGE` (`eps < 0`;
+ *   with `scale: 'none'`, a centred reward beyond the float64 range, naming `groups[i][j]`)
  * @example
  * groupAdvantages([[1, 0, 0, 1], [1, 1, 1, 1]])
  * // { advantages: [[0.866, -0.866, -0.866, 0.866], [0, 0, 0, 0]], kept: [true, false] }
@@ -80,19 +93,47 @@ export function groupAdvantages(groups: ArrayLike<number>[], opts: GroupAdvantag
     const out = new Array<number>(g).fill(0);
     advantages[i] = out;
     kept[i] = g > 1 && !allEqual(filter[i]!);
-    if (!kept[i]) continue;
+    // Equal rewards in a kept group (possible with filterBy): every R_j - mean is exactly 0.
+    if (!kept[i] || allEqual(r)) continue;
+    // y = R * 2^e with max |y| in [1, 2): exact (a power of two), so the sums below
+    // can neither overflow (|y| < 2) nor underflow, and for rewards of ordinary
+    // size the result is bit-for-bit that of the unscaled formula.
+    const e = scaleExponent(maxAbs(r));
+    const y = new Array<number>(g);
+    for (let j = 0; j < g; j++) y[j] = ldexp(r[j]!, e);
     let sum = 0;
-    for (let j = 0; j < g; j++) sum += r[j]!;
+    for (let j = 0; j < g; j++) sum += y[j]!;
     const mean = sum / g;
-    let denom = 1;
-    if (p.scale === 'std') {
-      let ss = 0;
-      for (let j = 0; j < g; j++) ss += (r[j]! - mean) ** 2;
-      denom = Math.sqrt(ss / (p.std === 'sample' ? g - 1 : g)) + p.eps;
+    if (p.scale === 'none') {
+      for (let j = 0; j < g; j++) {
+        const a = ldexp(y[j]! - mean, -e);
+        if (a - a !== 0) {
+          throw new FrognanoError(
+            ErrorCode.OUT_OF_RANGE,
+            `groups[${i}][${j}] - mean(groups[${i}]) is beyond the float64 range (rewards spread over more than ${Number.MAX_VALUE}); scale the rewards down`,
+            { fn, field: `groups[${i}][${j}]`, index: [i, j] },
+          );
+        }
+        out[j] = a + 0;
+      }
+      continue;
     }
-    // denom is 0 only when std = 0 and eps = 0; then every R_j - mean is 0 too.
+    let ss = 0;
+    for (let j = 0; j < g; j++) ss += (y[j]! - mean) ** 2;
+    // std(y) = 2^e std(R) exactly (the scale is an even power of 2 in ss), so
+    // (R_j - mean) / (std(R) + eps) = (y_j - mean_y) / (std(y) + eps 2^e).
+    const sd = Math.sqrt(ss / (p.std === 'sample' ? g - 1 : g));
+    const epsY = ldexp(p.eps, e);
+    if (epsY === Infinity) {
+      // max |R| < 2^-1023 eps (subnormal rewards, eps >> std): A_j ~ (R_j - mean) / eps,
+      // tiny: divide first, then scale back once (a single rounding into the subnormals).
+      const den = ldexp(sd, -e) + p.eps;
+      for (let j = 0; j < g; j++) out[j] = ldexp((y[j]! - mean) / den, -e) + 0;
+      continue;
+    }
+    const denom = sd + epsY;
     if (denom === 0) continue;
-    for (let j = 0; j < g; j++) out[j] = (r[j]! - mean) / denom;
+    for (let j = 0; j < g; j++) out[j] = (y[j]! - mean) / denom + 0;
   }
   return { advantages, kept };
 }
@@ -101,4 +142,38 @@ function allEqual(xs: ArrayLike<number>): boolean {
   const first = xs[0];
   for (let j = 1; j < xs.length; j++) if (xs[j] !== first) return false;
   return true;
+}
+
+function maxAbs(xs: ArrayLike<number>): number {
+  let m = 0;
+  for (let j = 0; j < xs.length; j++) {
+    const a = Math.abs(xs[j]!);
+    if (a > m) m = a;
+  }
+  return m;
+}
+
+/** The `e` with `m 2^e` in [1, 2) for a finite `m > 0` (0 for `m = 0`). */
+function scaleExponent(m: number): number {
+  if (m === 0) return 0;
+  let e = -Math.floor(Math.log2(m));
+  // Math.log2 can be off by one ulp next to a power of two: settle on [1, 2) exactly.
+  while (ldexp(m, e) >= 2) e--;
+  while (ldexp(m, e) < 1) e++;
+  return e;
+}
+
+/** `x * 2^e`, exact whenever the result is a normal float64 (the C `ldexp`), in at most three multiplications. */
+function ldexp(x: number, e: number): number {
+  let v = x;
+  let k = e;
+  while (k > 1023) {
+    v *= 2 ** 1023;
+    k -= 1023;
+  }
+  while (k < -1022) {
+    v *= 2 ** -1022;
+    k += 1022;
+  }
+  return v * 2 ** k;
 }

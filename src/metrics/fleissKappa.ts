@@ -15,6 +15,11 @@ import { finiteMatrix } from '../errors/validate.js';
  * P_e   = sum_j p_j^2                                   chance agreement
  * kappa = (P_bar - P_e) / (1 - P_e)
  * ```
+ * Computed as `kappa = 1 - (1 - P_bar) / (1 - P_e)` with both disagreements summed
+ * from non-negative terms, `1 - P_bar = (1/N) sum_i sum_j x_ij (n - x_ij) / (n (n-1))`
+ * and `1 - P_e = sum_j p_j (1 - p_j)`, so nothing overflows (no `x^2`) and nothing
+ * cancels (one category with almost every rating still gives a correct kappa).
+ *
  * Degenerate case `P_e = 1`: every rating falls in one category, so every item
  * is unanimous and `P_bar = 1` too; the ratio is 0/0. statsmodels
  * (`statsmodels.stats.inter_rater.fleiss_kappa`) and R's `irr::kappam.fleiss`
@@ -27,7 +32,8 @@ import { finiteMatrix } from '../errors/validate.js';
  * @throws FrognanoError `INVALID_TYPE` (not a matrix of numbers), `EMPTY_INPUT` (no item or no
  *   category), `NON_FINITE` (NaN/±Infinity), `LENGTH_MISMATCH` (a row `counts[i]` with another
  *   number of categories than `counts[0]`) or `OUT_OF_RANGE` (a negative or fractional count,
- *   a row with another number of raters than `counts[0]`, fewer than 2 raters)
+ *   a row with another number of raters than `counts[0]`, fewer than 2 raters, more than
+ *   `Number.MAX_SAFE_INTEGER` raters per item)
  * @example fleissKappa([[3, 0], [0, 3], [2, 1]]) // 3 judges, 3 items: P_bar = 7/9, P_e = 41/81 -> 0.55
  */
 export function fleissKappa(counts: readonly (readonly number[])[]): number {
@@ -37,7 +43,8 @@ export function fleissKappa(counts: readonly (readonly number[])[]): number {
   const m = rows[0]!.length;
   let raters = -1;
   const colSums = new Array<number>(m).fill(0);
-  let sumSq = 0;
+  // sum_i sum_j x_ij (n - x_ij): n^2 - sum_j x_ij^2 per item, summed without cancellation (needs n, known after row 0).
+  let disagree = 0;
   for (let i = 0; i < N; i++) {
     const row = rows[i]!;
     if (row.length !== m) {
@@ -58,8 +65,14 @@ export function fleissKappa(counts: readonly (readonly number[])[]): number {
         });
       }
       s += x;
-      sumSq += x * x;
       colSums[j]! += x;
+    }
+    if (s > Number.MAX_SAFE_INTEGER) {
+      throw new FrognanoError(
+        ErrorCode.OUT_OF_RANGE,
+        `counts[${i}] sums to ${s} ratings, more than Number.MAX_SAFE_INTEGER (${Number.MAX_SAFE_INTEGER}): counts that large are not exact in float64`,
+        { fn, field: `counts[${i}]`, index: [i] },
+      );
     }
     if (i === 0) {
       raters = s;
@@ -77,18 +90,27 @@ export function fleissKappa(counts: readonly (readonly number[])[]): number {
         { fn, field: `counts[${i}]`, index: [i] },
       );
     }
+    // x (n - x) / n / (n - 1) <= n / (4 (n - 1)): no overflow, every term >= 0.
+    for (let j = 0; j < m; j++) {
+      const x = row[j]!;
+      disagree += (x / raters) * ((raters - x) / (raters - 1));
+    }
   }
-  const n = raters;
-  const total = N * n;
-  const pBar = (sumSq - total) / (total * (n - 1));
-  let pE = 0;
-  let usedCategories = 0;
+  // 1 - P_bar = (1/N) sum_i sum_j x_ij (n - x_ij) / (n (n - 1))
+  const observedDisagreement = disagree / N;
+  // 1 - P_e = sum_j p_j (1 - p_j), with 1 - p_j = (sum of the other columns) / T from
+  // prefix and suffix sums, so nothing cancels even when one category holds almost every rating.
+  const total = N * raters;
+  const suffix = new Array<number>(m + 1).fill(0);
+  for (let j = m - 1; j >= 0; j--) suffix[j] = suffix[j + 1]! + colSums[j]!;
+  let prefix = 0;
+  let expectedDisagreement = 0;
   for (let j = 0; j < m; j++) {
-    const p = colSums[j]! / total;
-    pE += p * p;
-    if (colSums[j]! > 0) usedCategories++;
+    const others = prefix + suffix[j + 1]!;
+    expectedDisagreement += (colSums[j]! / total) * (others / total);
+    prefix += colSums[j]!;
   }
-  if (usedCategories === 1) return 1; // P_e = P_bar = 1: see the doc comment
-
-  return (pBar - pE) / (1 - pE);
+  if (expectedDisagreement === 0) return 1; // P_e = P_bar = 1: see the doc comment
+  // kappa = (P_bar - P_e) / (1 - P_e) = 1 - (1 - P_bar) / (1 - P_e)
+  return 1 - observedDisagreement / expectedDisagreement;
 }

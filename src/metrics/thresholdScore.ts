@@ -19,6 +19,8 @@ export interface ThresholdScoreResult {
  * S_UT_bar(theta) = (1/|A_theta|) sum_{(j,k) in A_theta} S_UT^(j,k)
  * ```
  * The paper reports both numbers, e.g. `0.625 (68)` at `theta >= 8`.
+ * `mean` is always finite: when the plain sum of the accepted scores overflows
+ * (scores near ±1.8e308) it is recomputed as a running mean of the halved scores.
  *
  * @param tasks - per task, the unit-test and evaluator scores of its samples
  * @param theta - the evaluator-score threshold (inclusive), a finite number
@@ -40,5 +42,20 @@ export function thresholdScore(tasks: readonly EvaluatorTask[], theta: number): 
       }
     }
   }
-  return { mean: count === 0 ? null : sum / count, count };
+  if (count === 0) return { mean: null, count };
+  if (sum - sum === 0) return { mean: sum / count, count };
+  // The plain sum overflowed (unit-test scores near ±1.8e308): a running mean of the
+  // halved scores, |x/2 - m| <= 1.8e308, stays finite and its double is within the scores' range.
+  let m = 0;
+  let seen = 0;
+  for (const t of ts) {
+    for (let k = 0; k < t.ut.length; k++) {
+      if (t.eval[k]! >= theta) {
+        seen++;
+        m += (t.ut[k]! / 2 - m) / seen;
+      }
+    }
+  }
+  // Rounding can push 2m an ulp past the largest score: keep it in range.
+  return { mean: Math.min(Number.MAX_VALUE, Math.max(-Number.MAX_VALUE, 2 * m)), count };
 }
