@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, parseWith } from '../errors/validate.js';
+import { finiteMean } from '../metrics/finiteMean.js';
 import { GagarTierSchema, type GagarTier } from './gagarCoefficients.js';
 import { GagarScoresSchema, gagarWeightedScore, type GagarScores } from './gagarWeightedScore.js';
 
@@ -110,7 +111,8 @@ function winScore(a: { tier: GagarTier; rank: number }, b: { tier: GagarTier; ra
  * systems' candidates); and its rank-1 share, the sum of its candidates' shares over
  * the groups it appears in divided by that number of groups. The slides do not give
  * the exact formulas; these are the standard pairwise win rate and split-tie top-1
- * share.
+ * share. The means are computed without overflow ({@link gagarWeightedScore} accepts any
+ * finite scores, not only the judge's 1..5), so every number returned is finite.
  *
  * @param groups - per group, the judged candidates
  * @throws FrognanoError `INVALID_TYPE` (a malformed candidate, naming `groups[g][i].<field>`),
@@ -129,9 +131,8 @@ export function gagarAudit(groups: readonly (readonly GagarAuditCandidate[])[]):
     if (g.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, `groups[${k}] must have at least 1 candidate, got 0`, { fn, field: `groups[${k}]`, index: [k] });
   });
   const out: GagarGroupAudit[] = [];
-  const labels = new Map<string, { candidates: number; groups: number; ws: number; winSum: number; winCount: number; share: number }>();
-  let wsSum = 0;
-  let wsCount = 0;
+  const labels = new Map<string, { candidates: number; groups: number; ws: number[]; winSum: number; winCount: number; share: number }>();
+  const allWs: number[] = [];
   let winSum = 0;
   let winCount = 0;
   for (const g of gs) {
@@ -150,20 +151,19 @@ export function gagarAudit(groups: readonly (readonly GagarAuditCandidate[])[]):
     out.push({ weightedScores, winRates, rank1Shares });
     const seen = new Set<string>();
     g.forEach((c, i) => {
-      wsSum += weightedScores[i]!;
-      wsCount++;
+      allWs.push(weightedScores[i]!);
       if (winRates[i] !== null) {
         winSum += winRates[i]!;
         winCount++;
       }
       if (c.label === undefined) return;
-      const l = labels.get(c.label) ?? { candidates: 0, groups: 0, ws: 0, winSum: 0, winCount: 0, share: 0 };
+      const l = labels.get(c.label) ?? { candidates: 0, groups: 0, ws: [], winSum: 0, winCount: 0, share: 0 };
       l.candidates++;
       if (!seen.has(c.label)) {
         l.groups++;
         seen.add(c.label);
       }
-      l.ws += weightedScores[i]!;
+      l.ws.push(weightedScores[i]!);
       l.share += rank1Shares[i]!;
       let w = 0;
       let m = 0;
@@ -184,10 +184,10 @@ export function gagarAudit(groups: readonly (readonly GagarAuditCandidate[])[]):
     byLabel[name] = {
       candidates: l.candidates,
       groups: l.groups,
-      weightedScore: l.ws / l.candidates,
+      weightedScore: finiteMean(l.ws),
       winRate: l.winCount > 0 ? l.winSum / l.winCount : null,
       rank1Share: l.share / l.groups,
     };
   }
-  return { groups: out, weightedScore: wsSum / wsCount, winRate: winCount > 0 ? winSum / winCount : null, byLabel };
+  return { groups: out, weightedScore: finiteMean(allWs), winRate: winCount > 0 ? winSum / winCount : null, byLabel };
 }

@@ -216,6 +216,11 @@ describe('judgeGroupWithGagar', () => {
     const m = await model([]);
     await expectFrognanoErrorAsync(() => judgeGroupWithGagar(group, { model: m, rewards: [1, NaN, 0, 0, 1] }), 'NON_FINITE', 'opts.rewards[1]');
   });
+  it('rejects a DataView as rewards (INVALID_TYPE naming opts.rewards; it has no length)', async () => {
+    const m = await model([]);
+    const e = await expectFrognanoErrorAsync(() => judgeGroupWithGagar(group, { model: m, rewards: new DataView(new ArrayBuffer(40)) as never }), 'INVALID_TYPE', 'opts.rewards');
+    expect(e.field).toBe('opts.rewards');
+  });
   it('rejects lambdaMax < 1', async () => {
     const m = await model([]);
     await expectFrognanoErrorAsync(() => judgeGroupWithGagar(group, { model: m, lambdaMax: 0.5 }), 'OUT_OF_RANGE', 'opts.lambdaMax');

@@ -1,7 +1,7 @@
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue, finiteArray, parseOptions, parseWith, sameLength } from '../errors/validate.js';
+import { describeValue, finiteArray, isArrayLikeOfAny, parseOptions, parseWith, sameLength } from '../errors/validate.js';
 import { askStructured, AskStructuredOptionsSchema } from '../llm/askStructured.js';
 import { type ChatMessage, type ChatModel, ChatModelSchema } from '../llm/chatModel.js';
 import { type Trajectory, TrajectorySchema } from '../schema/trajectory.js';
@@ -96,7 +96,7 @@ export const JudgeGroupWithGagarOptionsSchema = z
      * (GAGAR's binary test reward). Successes are the members above the group mean.
      */
     rewards: z
-      .custom<ArrayLike<number>>((v) => Array.isArray(v) || ArrayBuffer.isView(v), { message: 'must be an array of numbers', params: { code: ErrorCode.INVALID_TYPE } })
+      .custom<ArrayLike<number>>((v) => isArrayLikeOfAny(v), { message: 'must be an array of numbers', params: { code: ErrorCode.INVALID_TYPE } })
       .optional(),
     /** Further judge calls after a malformed or evidence-free answer (integer >= 0). Default 2. */
     retries: AskStructuredOptionsSchema.shape.retries,

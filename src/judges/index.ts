@@ -69,6 +69,7 @@ export {
   HirsRecordSchema,
   HirsAnswerSchema,
   HIRS_CONFIDENCE_LEVELS,
+  HIRS_MAX_TOKENS,
   HIRS_NEGATIVE_REASONS,
   HIRS_SYSTEM_PROMPT,
   validateHirsRecord,

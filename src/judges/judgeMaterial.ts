@@ -30,7 +30,14 @@ export function clip(text: string, max: number): string {
   return `${text.slice(0, head)} ... [${text.length - head - tail} chars cut] ... ${tail > 0 ? text.slice(text.length - tail) : ''}`;
 }
 
-const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' \u23ce ');
+/**
+ * Each whitespace run holding a line break becomes ` ⏎ `: what the former
+ * `s.replace(/\s*\n\s*` + `/g, ' \u23ce ')` gave (from a run's first character,
+ * greedy `\s*` takes the whole run and backs up to its last line break), in
+ * linear time; that regex is quadratic on a long run of spaces without a line
+ * break (tool output is model-controlled). @internal
+ */
+export const oneLine = (s: string): string => s.replace(/\s+/g, (w) => (w.includes('\n') ? ' \u23ce ' : w));
 
 /** One tool call as a line: the Leaf tools get a readable form, others their JSON arguments. @internal */
 export function renderToolCall(name: string, args: Record<string, unknown>, max: number): string {

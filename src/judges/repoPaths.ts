@@ -56,29 +56,43 @@ const EVALUATOR_NAMES = new Set([
   'karma.conf.js',
 ]);
 const EVALUATOR_NAME_RES = [/^(jest|vitest|vitest\.workspace|playwright|cypress)\.config\.[cm]?[jt]s$/, /^jest\.config\.json$/, /^\.mocharc(\.[a-z]+)?$/];
-const EVALUATOR_DIRS = ['.github/workflows', '.circleci', '.buildkite'];
 const CONDITIONAL_NAMES = new Set(['pyproject.toml', 'package.json']);
 
 const TEST_SEGMENTS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'testdata', '__snapshots__']);
-const TEST_NAME_RES = [
+/**
+ * Test-file name patterns, applied to the last path segment (model output: any
+ * length). None has a leading `.+` / `.*`: an unanchored `/.+_test\.py$/` is
+ * retried from every start position and scans to the end each time, which is
+ * quadratic (a 40,000-character name took seconds). `/._test\.py$/` accepts
+ * exactly the same names (`.+X$` matches iff some non-line-terminator sits just
+ * before a suffix matching `X`) in linear time; the `^`-anchored ones run once.
+ * test/judges/hostile-input.test.ts keeps the original patterns as the oracle. @internal
+ */
+export const TEST_NAME_RES: readonly RegExp[] = [
   /^test_.+\.py$/,
-  /.+_tests?\.py$/,
+  /._tests?\.py$/,
   /^tests\.py$/,
-  /.+\.(test|spec)\.[cm]?[jt]sx?$/,
-  /.+_test\.go$/,
-  /.+_spec\.rb$/,
-  /.+_test\.rb$/,
+  /.\.(test|spec)\.[cm]?[jt]sx?$/,
+  /._test\.go$/,
+  /._spec\.rb$/,
+  /._test\.rb$/,
   /^test_.+\.rb$/,
-  /.+(Test|Tests|IT)\.(java|kt|scala|cs|php|swift|groovy)$/,
-  /.+_test\.(c|cc|cpp|cxx|rs|exs|dart)$/,
+  /.(Test|Tests|IT)\.(java|kt|scala|cs|php|swift|groovy)$/,
+  /._test\.(c|cc|cpp|cxx|rs|exs|dart)$/,
   /^test_.+\.(c|cc|cpp|cxx)$/,
-  /.+_unittest\.(cc|cpp)$/,
-  /.+\.snap$/,
+  /._unittest\.(cc|cpp)$/,
+  /.\.snap$/,
 ];
 const SCRATCH_ROOTS = ['/tmp/', '/dev/', '/proc/', '/var/tmp/'];
 
-/** `\` -> `/`, leading `./` and repeated `/` removed, surrounding whitespace trimmed. */
+/**
+ * `\` -> `/`, leading `./` and repeated `/` removed, surrounding whitespace trimmed.
+ * @throws FrognanoError `INVALID_TYPE` when `path` is not a string
+ */
 export function normalizeRepoPath(path: string): string {
+  if (typeof path !== 'string') {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `path must be a string, got ${describeValue(path)}`, { fn: 'normalizeRepoPath', field: 'path' });
+  }
   let p = path.trim().replace(/\\/g, '/').replace(/\/{2,}/g, '/');
   while (p.startsWith('./')) p = p.slice(2);
   return p.replace(/\/\.\//g, '/');
@@ -106,13 +120,46 @@ export function classifyRepoPath(path: string): RepoPathKind {
   }
   const p = normalizeRepoPath(path);
   if (!p || isScratchPath(p)) return 'other';
-  const segments = p.split('/').filter((s) => s && s !== '.');
-  const name = segments[segments.length - 1] ?? '';
+  return classifySegments(extendSegments(NO_SEGMENTS, p.split('/')));
+}
+
+/**
+ * What {@link classifyRepoPath} reads of a normalized path's segments: whether
+ * one is a test directory name (`tests`, ...), whether an evaluator directory
+ * (`.github/workflows`, `.circleci`, `.buildkite`) appears, and the last
+ * segment (the name). Built segment by segment, so that the rule funnel can
+ * classify `cd`-relative paths without rebuilding the directory's string for
+ * every file. @internal
+ */
+export interface SegmentSummary {
+  readonly test: boolean;
+  readonly evaluatorDir: boolean;
+  readonly last: string | null;
+}
+
+/** The summary of no segments. @internal */
+export const NO_SEGMENTS: SegmentSummary = Object.freeze({ test: false, evaluatorDir: false, last: null });
+
+/** `prev` followed by the segments `pieces` (empty and `.` pieces are skipped, as in a normalized path). @internal */
+export function extendSegments(prev: SegmentSummary, pieces: readonly string[]): SegmentSummary {
+  let { test, evaluatorDir, last } = prev;
+  for (const s of pieces) {
+    if (!s || s === '.') continue;
+    if (TEST_SEGMENTS.has(s)) test = true;
+    // EVALUATOR_DIRS: `/.github/workflows/`, `/.circleci/`, `/.buildkite/` in `/${segments.join('/')}/`
+    if (s === '.circleci' || s === '.buildkite' || (s === 'workflows' && last === '.github')) evaluatorDir = true;
+    last = s;
+  }
+  return { test, evaluatorDir, last };
+}
+
+/** {@link classifyRepoPath}'s verdict on a path that is neither empty nor scratch, from its segments' summary. @internal */
+export function classifySegments(sum: SegmentSummary): RepoPathKind {
+  const name = sum.last ?? '';
   if (EVALUATOR_NAMES.has(name) || EVALUATOR_NAME_RES.some((re) => re.test(name))) return 'evaluator';
-  const joined = `/${segments.join('/')}/`;
-  if (EVALUATOR_DIRS.some((d) => joined.includes(`/${d}/`))) return 'evaluator';
+  if (sum.evaluatorDir) return 'evaluator';
   if (CONDITIONAL_NAMES.has(name)) return 'evaluator-conditional';
-  if (segments.slice(0, -1).some((s) => TEST_SEGMENTS.has(s)) || TEST_SEGMENTS.has(name)) return 'test';
+  if (sum.test) return 'test';
   if (TEST_NAME_RES.some((re) => re.test(name))) return 'test';
   return 'other';
 }
@@ -128,7 +175,11 @@ export function classifyRepoPath(path: string): RepoPathKind {
  * @internal
  */
 export function isGradingConfigText(fileName: string, text: string): boolean {
-  const name = normalizeRepoPath(fileName).split('/').pop() ?? '';
+  return isGradingConfigTextOf(normalizeRepoPath(fileName).split('/').pop() ?? '', text);
+}
+
+/** {@link isGradingConfigText} given the path's last `/`-piece. @internal */
+export function isGradingConfigTextOf(name: string, text: string): boolean {
   if (name === 'package.json') return /"(pre|post)?test(:[\w:-]+)?"\s*:|"(jest|vitest|mocha|ava|tap)"\s*:/.test(text);
   return /\[\s*tool\.(pytest|tox)\b|\b(addopts|testpaths|python_files|python_classes|python_functions|norecursedirs|filterwarnings|required_plugins)\b|\bpytest\b/.test(
     text,

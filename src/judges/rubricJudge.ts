@@ -87,7 +87,9 @@ const ScoredItemSchema = z.looseObject({ dimension: RubricDimensionSchema, verdi
  * functional correctness dominant whatever the item count of a checklist, and
  * equals the plain item mean when a checklist has the paper's item shares.
  * `weighting: 'item'` gives the plain item mean. Partial credit 0.5 is this
- * library's choice.
+ * library's choice. Only the ratios of the weights matter: they are rescaled by
+ * a power of two before summing, so weights as large as 1e308 or as small as
+ * 5e-324 give the same finite score as their ratios.
  *
  * @param items - verdicts with their dimension, at least one
  * @throws FrognanoError `EMPTY_INPUT` (no item), `INVALID_TYPE` (an unknown dimension or verdict,
@@ -119,6 +121,12 @@ function scoreParsed(fn: string, xs: readonly { dimension: RubricDimension; verd
     all += VERDICT_VALUE[x.verdict];
   }
   const byDimension = {} as RubricScore['byDimension'];
+  let wMax = 0;
+  for (const d of RUBRIC_DIMENSIONS) if ((count[d] ?? 0) > 0 && weights[d] > wMax) wMax = weights[d];
+  // Weights scaled by the power of two 2^e that brings the largest present weight into [1, 2):
+  // exact (the score is bit-for-bit unchanged for ordinary weights), and the sums can
+  // neither overflow (weights near 1.8e308) nor lose the weights to underflow (near 5e-324).
+  const e = wMax > 0 ? unitExponent(wMax) : 0;
   let num = 0;
   let den = 0;
   for (const d of RUBRIC_DIMENSIONS) {
@@ -126,15 +134,40 @@ function scoreParsed(fn: string, xs: readonly { dimension: RubricDimension; verd
     const v = c > 0 ? sum[d]! / c : null;
     byDimension[d] = { items: c, value: v };
     if (v !== null) {
-      num += weights[d] * v;
-      den += weights[d];
+      const w = ldexp(weights[d], e);
+      num += w * v;
+      den += w;
     }
   }
   if (weighting === 'item') return { score: (100 * all) / xs.length, byDimension };
   if (!(den > 0)) {
     throw new FrognanoError(ErrorCode.OUT_OF_RANGE, 'opts.weights: every dimension present in items has weight 0', { fn, field: 'opts.weights' });
   }
-  return { score: (100 * num) / den, byDimension };
+  // 100 * (num / den), not (100 * num) / den: num <= den holds in float64 too (w v <= w, sums are monotone), so the score never exceeds 100.
+  return { score: 100 * (num / den), byDimension };
+}
+
+/** The `e` with `m 2^e` in [1, 2), for a finite `m > 0`. */
+function unitExponent(m: number): number {
+  let e = -Math.floor(Math.log2(m));
+  while (ldexp(m, e) >= 2) e--;
+  while (ldexp(m, e) < 1) e++;
+  return e;
+}
+
+/** `x * 2^e`, exact whenever the result is a normal float64 (the C `ldexp`). */
+function ldexp(x: number, e: number): number {
+  let v = x;
+  let k = e;
+  while (k > 1023) {
+    v *= 2 ** 1023;
+    k -= 1023;
+  }
+  while (k < -1022) {
+    v *= 2 ** -1022;
+    k += 1022;
+  }
+  return v * 2 ** k;
 }
 
 /** The artefact a rubric judge scores: a generated front-end page. */

@@ -102,6 +102,17 @@ interface ScanContext {
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'ash', 'busybox']);
 const SIMPLE_WRAPPERS = new Set(['nohup', 'exec', 'builtin', 'unbuffer', 'command', 'time', 'stdbuf']);
 
+/**
+ * `s` without its trailing run of characters from `chars`: what `s.replace(/[chars]+$/, '')`
+ * gives, in linear time (that regex restarts at every position of a long run
+ * that does not reach the end, which is quadratic). @internal
+ */
+export function trimTrailing(s: string, chars: string): string {
+  let e = s.length;
+  while (e > 0 && chars.includes(s[e - 1]!)) e--;
+  return e === s.length ? s : s.slice(0, e);
+}
+
 /** The last path component of a command name (`/usr/bin/git` -> `git`). */
 export function commandName(word: ShellWord | string | undefined): string {
   const v = typeof word === 'string' ? word : word?.value ?? '';
@@ -109,8 +120,17 @@ export function commandName(word: ShellWord | string | undefined): string {
   return slash >= 0 ? v.slice(slash + 1) : v;
 }
 
-/** Index of the `)` matching the `(` at `open` (quotes, escapes and nesting respected); `src.length` when unmatched. */
-function matchParen(src: string, open: number): number {
+/**
+ * Index of the `)` matching the `(` at `open` (quotes, escapes and nesting
+ * respected; inside a double-quoted string only `$(` opens a nested level);
+ * `src.length` when unmatched. Iterative, with an explicit stack: a hostile
+ * `"$("$("$(...` nests one level per three characters, and mutual recursion
+ * through the double-quoted strings overflowed the call stack. @internal
+ */
+export function matchParen(src: string, open: number): number {
+  // frames of the callers: a paren level's depth (>= 0), or -1 for a double-quoted string
+  const stack: number[] = [];
+  let inQuotes = false;
   let depth = 0;
   let i = open;
   while (i < src.length) {
@@ -119,34 +139,42 @@ function matchParen(src: string, open: number): number {
       i += 2;
       continue;
     }
+    if (inQuotes) {
+      if (c === '"') {
+        // the string ends; back to the paren level that opened it
+        depth = stack.pop()!;
+        inQuotes = false;
+      } else if (c === '$' && src[i + 1] === '(') {
+        stack.push(-1);
+        inQuotes = false;
+        depth = 0;
+        i++; // at the `(`, counted below as a paren level's first character
+        continue;
+      }
+      i++;
+      continue;
+    }
     if (c === "'") {
       const close = src.indexOf("'", i + 1);
       i = close < 0 ? src.length : close + 1;
       continue;
     }
     if (c === '"') {
-      i = skipDoubleQuoted(src, i);
+      stack.push(depth);
+      inQuotes = true;
+      i++;
       continue;
     }
     if (c === '(') depth++;
     else if (c === ')') {
       depth--;
-      if (depth === 0) return i;
+      if (depth === 0) {
+        if (!stack.length) return i;
+        stack.pop(); // a `$(...)` inside a double-quoted string is closed: back in the string
+        inQuotes = true;
+      }
     }
     i++;
-  }
-  return src.length;
-}
-
-/** Index just past the `"` closing the double-quoted string opening at `open`. */
-function skipDoubleQuoted(src: string, open: number): number {
-  let i = open + 1;
-  while (i < src.length) {
-    const c = src[i]!;
-    if (c === '\\') i += 2;
-    else if (c === '"') return i + 1;
-    else if (c === '$' && src[i + 1] === '(') i = matchParen(src, i + 1) + 1;
-    else i++;
   }
   return src.length;
 }
@@ -221,10 +249,18 @@ function scan(ctx: ScanContext, src: string, base: number, depth: number, overri
     endWord(i);
     pendingTarget = null;
     if (words.length || redirects.length) {
-      const starts = [...words.map((w) => w.start), ...redirects.map((r) => r.start)];
-      const ends = [...words.map((w) => w.end), ...redirects.map((r) => r.target?.end ?? r.end)];
-      const start = Math.min(...starts);
-      const end = Math.max(...ends);
+      // a loop, not Math.min(...spread): a command of 200,000 words overflows the argument stack
+      let start = Infinity;
+      let end = -Infinity;
+      for (const w of words) {
+        if (w.start < start) start = w.start;
+        if (w.end > end) end = w.end;
+      }
+      for (const r of redirects) {
+        if (r.start < start) start = r.start;
+        const e = r.target?.end ?? r.end;
+        if (e > end) end = e;
+      }
       // the redirect objects are shared: here-document bodies read after the command ends still reach it
       ctx.out.push({ words, argv: [], redirects, start, end, text: ctx.root.slice(start, end), depth });
     }
@@ -301,7 +337,7 @@ function scan(ctx: ScanContext, src: string, base: number, depth: number, overri
       i += op.length;
       continue;
     }
-    const cop = COMMAND_OPS.find((o) => src.startsWith(o, i));
+    const cop = c === '&' || c === '|' || c === ';' ? COMMAND_OPS.find((o) => src.startsWith(o, i)) : undefined; // every operator starts so
     if (cop) {
       endCommand(i);
       i += cop.length;
@@ -374,7 +410,8 @@ function scan(ctx: ScanContext, src: string, base: number, depth: number, overri
   }
   endCommand(n);
   if (pendingHeredocs.length) readHeredocs(n);
-  if (depth < MAX_DEPTH) for (const s of nestedSpans) scan(ctx, src.slice(s.start, s.end), base + s.start, depth + 1, override);
+  // (an empty inside, as in a run of backticks, holds no command: not scanned)
+  if (depth < MAX_DEPTH) for (const s of nestedSpans) if (s.end > s.start) scan(ctx, src.slice(s.start, s.end), base + s.start, depth + 1, override);
 }
 
 /** True when `name` looks like a variable assignment word (`FOO=bar`). */
@@ -433,7 +470,8 @@ function shellScriptIndex(argv: readonly ShellWord[]): number {
   for (let k = 1; k < argv.length; k++) {
     const v = argv[k]!.value;
     if (v === '--') return -1;
-    if (/^-[A-Za-z]*c[A-Za-z]*$/.test(v)) return k + 1 < argv.length ? k + 1 : -1;
+    // not /^-[A-Za-z]*c[A-Za-z]*$/: its two stars backtrack quadratically on a long `-aaaa...a1`
+    if (/^-[A-Za-z]+$/.test(v) && v.includes('c')) return k + 1 < argv.length ? k + 1 : -1;
     if (!v.startsWith('-') && !v.startsWith('+')) return -1;
     if (v === '-o' || v === '+o' || v === '-O' || v === '+O') k++;
   }
@@ -481,7 +519,7 @@ function expand(ctx: ScanContext, cmd: ShellCommand): void {
     };
     const pathPattern = optValue(['-path', '-ipath', '-wholename']);
     const namePattern = optValue(['-name', '-iname']);
-    const found = pathPattern ?? `${root.replace(/\/+$/, '')}/${namePattern ?? '{}'}`;
+    const found = pathPattern ?? `${trimTrailing(root, '/')}/${namePattern ?? '{}'}`;
     for (let k = 1; k < argv.length; k++) {
       if (!['-exec', '-execdir', '-ok', '-okdir'].includes(argv[k]!.value)) continue;
       let e = k + 1;

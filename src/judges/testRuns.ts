@@ -41,12 +41,41 @@ const BUILD_TEST_VERBS: Record<string, Set<string>> = {
   rake: new Set(['test', 'spec']),
 };
 
-/** True when one argv runs tests. */
-function argvRunsTests(argv: readonly string[]): boolean {
-  if (!argv.length) return false;
+/**
+ * True when one argv runs tests. `npx X ...` and `bundle exec X ...` are
+ * unwrapped in a loop, not by recursion: a hostile `npx npx npx ...` of 200,000
+ * characters would otherwise nest 50,000 calls, each copying the rest of argv
+ * (quadratic memory, then a stack overflow).
+ */
+function argvRunsTests(words: readonly string[]): boolean {
+  let argv = words;
+  let k = 0; // argv[k..] is the command being looked at
+  let filtered = false; // after an `npx`, argv holds only the non-option words (idempotent to redo)
+  for (;;) {
+    if (k >= argv.length) return false;
+    const name = commandName(argv[k]);
+    if (RUNNERS.has(name)) return true;
+    if (['npx', 'pnpx', 'bunx'].includes(name)) {
+      if (filtered) k++;
+      else {
+        argv = argv.slice(k + 1).filter((a) => !a.startsWith('-'));
+        k = 0;
+        filtered = true;
+      }
+      continue;
+    }
+    if (name === 'bundle' && argv[k + 1] === 'exec') {
+      k += 2;
+      continue;
+    }
+    break;
+  }
+  return runsTestsDirectly(k === 0 ? argv : argv.slice(k));
+}
+
+/** {@link argvRunsTests} once `npx` / `bundle exec` wrappers are gone (argv[0] is neither a runner nor a wrapper). */
+function runsTestsDirectly(argv: readonly string[]): boolean {
   const name = commandName(argv[0]);
-  if (RUNNERS.has(name)) return true;
-  if (['npx', 'pnpx', 'bunx'].includes(name)) return argvRunsTests(argv.slice(1).filter((a) => !a.startsWith('-')));
   if (/^python(\d(\.\d+)?)?$/.test(name)) {
     const m = argv.indexOf('-m');
     if (m >= 0) return PY_TEST_MODULES.has((argv[m + 1] ?? '').split('.')[0]!);
@@ -66,11 +95,10 @@ function argvRunsTests(argv: readonly string[]): boolean {
     return /^test:/.test(verb);
   }
   if (name === 'node' && argv.includes('--test')) return true;
-  if (name === 'bundle' && argv[1] === 'exec') return argvRunsTests(argv.slice(2));
   const verbs = BUILD_TEST_VERBS[name];
   if (verbs) return argv.slice(1).some((a) => verbs.has(a));
-  if (/\.sh$/.test(name) && classifyRepoPath(argv[0]!) === 'evaluator') return true;
-  if (['bash', 'sh'].includes(name) && argv[1] && /\.sh$/.test(argv[1]) && classifyRepoPath(argv[1]) === 'evaluator') return true;
+  if (name.endsWith('.sh') && classifyRepoPath(argv[0]!) === 'evaluator') return true;
+  if (['bash', 'sh'].includes(name) && argv[1] && argv[1].endsWith('.sh') && classifyRepoPath(argv[1]) === 'evaluator') return true;
   return false;
 }
 
