@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type Script, useScriptedChat } from '../../test/helpers/chatServer.js';
-import { expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
-import { askStructured, extractJson, type RejectedAnswer } from './askStructured.js';
+import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
+import { askStructured, describeZodError, extractJson, type RejectedAnswer } from './askStructured.js';
 
 const chat = useScriptedChat('scripted');
 const setup = (script: Script) => chat.model(script);
@@ -103,4 +103,23 @@ describe('askStructured', () => {
     const model = await setup([]);
     await expectFrognanoErrorAsync(() => askStructured(model, ask, Verdict, { retries: -1 }), 'OUT_OF_RANGE', 'opts.retries');
   });
+});
+
+/** Issue 12 (fuzz): describeZodError checks its argument (describeZodError(null) threw a TypeError). */
+describe('describeZodError', () => {
+  const err = () => z.object({ a: z.number(), b: z.string(), c: z.boolean(), d: z.number() }).safeParse({ a: 'x' }).error!;
+  it('renders the first issues and counts the rest', () => {
+    expect(describeZodError(err())).toBe('a: Invalid input: expected number, received string; b: Invalid input: expected string, received undefined; c: Invalid input: expected boolean, received undefined; and 1 more');
+    expect(describeZodError(err(), 1)).toMatch(/^a: .*; and 3 more$/);
+    expect(describeZodError(err(), 0)).toBe('; and 4 more');
+  });
+  it('describeZodError(null) is INVALID_TYPE naming error', () => expect(expectFrognanoError(() => describeZodError(null as never), 'INVALID_TYPE', 'describeZodError').field).toBe('error'));
+  it('an error without issues is INVALID_TYPE naming error.issues', () => expect(expectFrognanoError(() => describeZodError({} as never), 'INVALID_TYPE').field).toBe('error.issues'));
+  it('a null issue is INVALID_TYPE naming it', () => expect(expectFrognanoError(() => describeZodError({ issues: [null] } as never), 'INVALID_TYPE').field).toBe('error.issues[0]'));
+  it('an unprintable path key is INVALID_TYPE naming it', () =>
+    expect(expectFrognanoError(() => describeZodError({ issues: [{ path: ['a', Object.create(null)], message: 'm' }] } as never), 'INVALID_TYPE').field).toBe('error.issues[0].path[1]'));
+  it('a non-string message is INVALID_TYPE naming it', () =>
+    expect(expectFrognanoError(() => describeZodError({ issues: [{ path: [], message: 5 }] } as never), 'INVALID_TYPE').field).toBe('error.issues[0].message'));
+  it('a fractional max is OUT_OF_RANGE', () => expect(expectFrognanoError(() => describeZodError(err(), 1.5), 'OUT_OF_RANGE').field).toBe('max'));
+  it('a NaN max is NON_FINITE', () => expect(expectFrognanoError(() => describeZodError(err(), NaN), 'NON_FINITE').field).toBe('max'));
 });

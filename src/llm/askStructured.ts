@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue, parseOptions, functionSchema } from '../errors/validate.js';
+import { describeValue, functionSchema, integerAtLeast, parseOptions } from '../errors/validate.js';
 import { type ChatMessage, type ChatModel, ChatModelSchema, type CompleteOptions, CompleteOptionsSchema } from './chatModel.js';
 
 /** The outcome of {@link extractJson}. */
@@ -12,7 +12,41 @@ export type ExtractJsonResult = { found: true; value: unknown } | { found: false
  * tag was left out (the chat template's). @internal
  */
 export function stripReasoning(text: string): string {
-  return text.replace(/<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi, '').replace(/^[\s\S]*?<\/(think|thinking|reasoning)>/i, '');
+  // Linear in the text: the regex `/<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi`
+  // it replaces rescanned to the end for every unclosed tag (quadratic on
+  // model output that repeats `<think>`).
+  const lower = text.toLowerCase();
+  const open = /<(think|thinking|reasoning)>/gi;
+  const unclosedFrom = new Map<string, number>(); // no `</name>` at or after this index
+  let out = '';
+  let kept = 0;
+  for (let m = open.exec(text); m !== null; m = open.exec(text)) {
+    const name = m[1]!.toLowerCase();
+    const from = m.index + m[0].length;
+    if ((unclosedFrom.get(name) ?? Infinity) <= from) continue;
+    const close = `</${name}>`;
+    const j = lower.indexOf(close, from);
+    if (j < 0) {
+      unclosedFrom.set(name, from);
+      continue;
+    }
+    out += text.slice(kept, m.index);
+    kept = j + close.length;
+    open.lastIndex = kept;
+  }
+  out += text.slice(kept);
+  // an answer whose opening tag was in the prompt: drop everything up to the first closing tag
+  const lowerOut = out === text ? lower : out.toLowerCase();
+  let first = -1;
+  let len = 0;
+  for (const name of ['think', 'thinking', 'reasoning']) {
+    const k = lowerOut.indexOf(`</${name}>`);
+    if (k >= 0 && (first < 0 || k < first)) {
+      first = k;
+      len = name.length + 3;
+    }
+  }
+  return first < 0 ? out : out.slice(first + len);
 }
 
 /** End index (exclusive) of the balanced `{...}` starting at `start`, skipping braces inside strings; -1 if unbalanced. */
@@ -132,10 +166,43 @@ export const AskStructuredOptionsSchema = z
   })
   .strict();
 
-/** Renders the first zod issues as `path: message; ...`. */
+/**
+ * Renders the first zod issues as `path: message; ...`.
+ *
+ * @param error - a zod error (any object with `issues: [{ path: (string | number | symbol)[], message: string }, ...]`)
+ * @param max - how many issues to render, an integer >= 0 (default 3)
+ * @throws FrognanoError `INVALID_TYPE` when `error` is not a zod error or one of the rendered issues is
+ *   malformed (naming `error.issues[i]`, `error.issues[i].path[j]`, ...); `OUT_OF_RANGE` / `NON_FINITE` for `max`
+ * @example describeZodError(schema.safeParse(value).error!) // 'a: Invalid input: expected number, received string'
+ */
 export function describeZodError(error: z.ZodError, max = 3): string {
-  const parts = error.issues.slice(0, max).map((i) => `${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${i.message}`);
-  const more = error.issues.length > max ? `; and ${error.issues.length - max} more` : '';
+  const fn = 'describeZodError';
+  const bad = (field: string, what: string, v: unknown): never => {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field} must be ${what}, got ${describeValue(v)}`, { fn, field });
+  };
+  if (error === null || typeof error !== 'object') bad('error', 'a zod error ({ issues: [...] })', error);
+  const issues: unknown = (error as { issues?: unknown }).issues;
+  if (!Array.isArray(issues)) bad('error.issues', 'an array of zod issues', issues);
+  const list = issues as unknown[];
+  integerAtLeast(fn, 'max', max, 0);
+  const parts: string[] = [];
+  for (let k = 0; k < Math.min(max, list.length); k++) {
+    const where = `error.issues[${k}]`;
+    const i: unknown = list[k];
+    if (i === null || typeof i !== 'object') bad(where, 'a zod issue ({ path, message })', i);
+    const { path, message } = i as { path?: unknown; message?: unknown };
+    if (!Array.isArray(path)) bad(`${where}.path`, 'an array of keys', path);
+    if (typeof message !== 'string') bad(`${where}.message`, 'a string', message);
+    const keys = path as unknown[];
+    const names: string[] = [];
+    for (let j = 0; j < keys.length; j++) {
+      const p: unknown = keys[j];
+      if (typeof p !== 'string' && typeof p !== 'number' && typeof p !== 'symbol') bad(`${where}.path[${j}]`, 'a string, number or symbol', p);
+      names.push(String(p));
+    }
+    parts.push(`${names.length ? names.join('.') : '(root)'}: ${message as string}`);
+  }
+  const more = list.length > max ? `; and ${list.length - max} more` : '';
   return parts.join('; ') + more;
 }
 

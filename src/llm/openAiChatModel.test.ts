@@ -266,3 +266,31 @@ describe('openAiChatModel.chat (tool calling, for the Leaf harness)', () => {
     await expectFrognanoErrorAsync(() => model.chat([{ role: 'user', content: 'x' }], { temperature: 9 }), 'OUT_OF_RANGE', 'opts.temperature');
   });
 });
+
+/** `[[...[0]...]]`, `depth` levels deep. */
+function deepNest(depth: number): unknown {
+  let v: unknown = 0;
+  for (let i = 0; i < depth; i++) v = [v];
+  return v;
+}
+
+/** Issue 12 (fuzz): createSemaphore and resolveChatEndpoint check their arguments (they threw TypeErrors). */
+describe('createSemaphore / resolveChatEndpoint: bad arguments', () => {
+  it('createSemaphore(Object.create(null)) is INVALID_TYPE naming limit', () =>
+    expect(expectFrognanoError(() => createSemaphore(Object.create(null) as never), 'INVALID_TYPE', 'limit').field).toBe('limit'));
+  it('createSemaphore(deepNest(10 000)) is INVALID_TYPE, not a stack overflow', () =>
+    expect(expectFrognanoError(() => createSemaphore(deepNest(10_000) as never), 'INVALID_TYPE').field).toBe('limit'));
+  it('createSemaphore(1.5) is OUT_OF_RANGE', () => expect(expectFrognanoError(() => createSemaphore(1.5), 'OUT_OF_RANGE').field).toBe('limit'));
+  it('createSemaphore(NaN) is NON_FINITE', () => expect(expectFrognanoError(() => createSemaphore(NaN), 'NON_FINITE').field).toBe('limit'));
+  it('resolveChatEndpoint({ baseUrl: 5 }, {}) is INVALID_TYPE naming explicit.baseUrl', () =>
+    expect(expectFrognanoError(() => resolveChatEndpoint({ baseUrl: 5 } as never, {}), 'INVALID_TYPE', 'resolveChatEndpoint').field).toBe('explicit.baseUrl'));
+  it('resolveChatEndpoint(null, {}) is INVALID_TYPE naming explicit', () =>
+    expect(expectFrognanoError(() => resolveChatEndpoint(null as never, {}), 'INVALID_TYPE').field).toBe('explicit'));
+  it('resolveChatEndpoint({}, null) is INVALID_TYPE naming env', () => expect(expectFrognanoError(() => resolveChatEndpoint({}, null as never), 'INVALID_TYPE').field).toBe('env'));
+  it('an env value that is not a string is INVALID_TYPE naming it', () =>
+    expect(expectFrognanoError(() => resolveChatEndpoint({}, { OPENAI_MODEL: 5 } as never), 'INVALID_TYPE').field).toBe('env.OPENAI_MODEL'));
+  it('valid input resolves as before', () => {
+    expect(resolveChatEndpoint({ baseUrl: 'http://h/v1/' }, { OPENAI_MODEL: ' gpt ' })).toEqual({ baseUrl: 'http://h/v1', model: 'gpt', apiKey: undefined });
+    expect(resolveChatEndpoint(undefined, {})).toBeNull();
+  });
+});

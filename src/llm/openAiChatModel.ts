@@ -1,7 +1,7 @@
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { parseOptions, parseWith, functionSchema } from '../errors/validate.js';
+import { describeValue, parseOptions, parseWith, functionSchema } from '../errors/validate.js';
 import { type ChatMessage, type ChatModel, type CompleteOptions, CompleteOptionsSchema } from './chatModel.js';
 import { createSemaphore } from './semaphore.js';
 import { type ChatTurn, type ChatTurnOptions, ChatTurnBodySchema, parseChatTurn, type ToolChatModel, type WireMessage } from './toolChat.js';
@@ -80,15 +80,33 @@ const pick = (...xs: (string | undefined)[]): string | undefined => xs.find((x) 
  * Returns `null` when no base URL or no model is known, so that a script can
  * print a message and skip instead of failing.
  *
+ * @throws FrognanoError `INVALID_TYPE` when `explicit` or `env` is not an object, or a value
+ *   read from them is neither a string nor undefined (naming `explicit.baseUrl`, `env.OPENAI_MODEL`, ...)
  * @example
  * const ep = resolveChatEndpoint({}, process.env);
  * if (!ep) console.log('set FROGNANO_LLM_BASE_URL and FROGNANO_LLM_MODEL'); // nothing configured
  */
 export function resolveChatEndpoint(explicit: { baseUrl?: string; model?: string; apiKey?: string } = {}, env: Env = processEnv()): ChatEndpoint | null {
-  const baseUrl = pick(explicit.baseUrl, env.FROGNANO_LLM_BASE_URL, env.OPENAI_BASE_URL);
-  const model = pick(explicit.model, env.FROGNANO_LLM_MODEL, env.OPENAI_MODEL);
+  const fn = 'resolveChatEndpoint';
+  const read = (where: string, o: unknown, key: string): string | undefined => {
+    const v: unknown = (o as Record<string, unknown>)[key];
+    if (v === undefined || typeof v === 'string') return v;
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `${where}.${key} must be a string (or undefined), got ${describeValue(v)}`, { fn, field: `${where}.${key}` });
+  };
+  const object = (where: string, o: unknown): void => {
+    if (o === null || typeof o !== 'object' || Array.isArray(o)) {
+      throw new FrognanoError(ErrorCode.INVALID_TYPE, `${where} must be an object, got ${describeValue(o)}`, { fn, field: where });
+    }
+  };
+  object('explicit', explicit);
+  object('env', env);
+  const x = (key: string): string | undefined => read('explicit', explicit, key);
+  const e = (key: string): string | undefined => read('env', env, key);
+  const baseUrl = pick(x('baseUrl'), e('FROGNANO_LLM_BASE_URL'), e('OPENAI_BASE_URL'));
+  const model = pick(x('model'), e('FROGNANO_LLM_MODEL'), e('OPENAI_MODEL'));
+  const apiKey = pick(x('apiKey'), e('FROGNANO_LLM_API_KEY'), e('OPENAI_API_KEY'));
   if (baseUrl === undefined || model === undefined) return null;
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), model, apiKey: pick(explicit.apiKey, env.FROGNANO_LLM_API_KEY, env.OPENAI_API_KEY) };
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), model, apiKey };
 }
 
 /** Parses `Retry-After` / `retry-after-ms` into milliseconds (0..60 s), or undefined. */

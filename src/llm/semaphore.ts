@@ -1,4 +1,4 @@
-import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
+import { integerAtLeast } from '../errors/validate.js';
 
 /** A counting semaphore: at most `limit` holders at once, waiters served first come, first served. */
 export interface Semaphore {
@@ -17,15 +17,14 @@ export interface Semaphore {
  * `openAiChatModel` (one per client, shared by all its calls).
  *
  * @param limit - the most holders at once, an integer >= 1
- * @throws FrognanoError `OUT_OF_RANGE` when `limit` is not an integer >= 1
+ * @throws FrognanoError `OUT_OF_RANGE` when `limit` is not an integer >= 1 (`INVALID_TYPE` for a
+ *   non-number, `NON_FINITE` for NaN/±Infinity), naming `limit`
  * @example
  * const sem = createSemaphore(2);
  * await Promise.all(jobs.map((j) => sem.run(() => j()))); // at most 2 jobs run at once
  */
 export function createSemaphore(limit: number): Semaphore {
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `limit must be an integer >= 1, got ${String(limit)}`, { fn: 'createSemaphore', field: 'limit' });
-  }
+  integerAtLeast('createSemaphore', 'limit', limit, 1);
   let active = 0;
   const queue: (() => void)[] = [];
   const release = (): void => {
