@@ -4,7 +4,7 @@ import { shapeRewards, type ShapeRewardOptions } from '../rewards/index.js';
 import { isFrognanoError } from '../errors/index.js';
 import { isPlainObject, RecordError } from '../cli/record.js';
 import { UserFunctionError } from './httpError.js';
-import type { VerifierPool } from './verifierPool.js';
+import type { VerifierPool, VerifierResult } from './verifierPool.js';
 import { WorkerCallError } from './workerPool.js';
 
 /**
@@ -82,6 +82,8 @@ export interface ScoreItem {
 export interface Verifier {
   /** Calls the module on one input; rejects when it throws or is aborted. */
   verify(input: RewardInput, signal?: AbortSignal): Promise<unknown>;
+  /** Calls it on many inputs at once (one result per input, a throw fails that input only); optional. */
+  verifyBatch?(inputs: readonly RewardInput[], signal?: AbortSignal): Promise<VerifierResult[]>;
 }
 
 /** Loads a reward module into this process; its default export (or export `reward`) must be a function. */
@@ -96,7 +98,7 @@ export async function loadRewardModule(file: string): Promise<RewardFunction> {
 
 /** A {@link Verifier} over a pool of worker threads. */
 export function poolVerifier(pool: VerifierPool): Verifier {
-  return { verify: (input, signal) => pool.run(input, signal) };
+  return { verify: (input, signal) => pool.run(input, signal), verifyBatch: (inputs, signal) => pool.runBatch(inputs, signal) };
 }
 
 function outcomeFromLabel(label: unknown, field: string): Record<string, unknown> {
@@ -175,6 +177,21 @@ export class RewardEngine {
     const onAbort = (): void => ac.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
+      if (verifier.verifyBatch) {
+        let results: VerifierResult[];
+        try {
+          results = await verifier.verifyBatch(
+            items.map((it) => it.input),
+            ac.signal,
+          );
+        } catch (e) {
+          throw this.moduleError(e, undefined);
+        }
+        return results.map((r, i) => {
+          if (!r.ok) throw this.moduleError(new WorkerCallError('threw', r.message), items[i]!.entry);
+          return this.fromModule(r.value, items[i]!);
+        });
+      }
       const values = await Promise.all(
         items.map((it) =>
           verifier.verify(it.input, ac.signal).catch((e: unknown) => {

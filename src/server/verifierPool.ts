@@ -43,7 +43,35 @@ import { parentPort, workerData } from 'node:worker_threads';
     parentPort.postMessage({ type: 'load-error', message: e instanceof Error ? e.message : String(e) });
     return;
   }
+  const message = (e) => (e instanceof Error ? e.message : String(e));
+  const UNSENDABLE = 'returned a value that cannot be sent between threads';
   parentPort.on('message', async (m) => {
+    if (m.input && m.input.batch) {
+      // a chunk of a request's rollouts, one message each way: one result per input
+      const results = [];
+      for (const input of m.input.batch) {
+        try {
+          results.push({ ok: true, value: await fn(input) });
+        } catch (e) {
+          results.push({ ok: false, message: message(e) });
+        }
+      }
+      try {
+        parentPort.postMessage({ type: 'result', ok: true, value: results });
+      } catch {
+        const safe = results.map((r) => {
+          if (!r.ok) return r;
+          try {
+            structuredClone(r.value);
+            return r;
+          } catch (e) {
+            return { ok: false, message: UNSENDABLE + ' (' + message(e) + ')' };
+          }
+        });
+        parentPort.postMessage({ type: 'result', ok: true, value: safe });
+      }
+      return;
+    }
     let value;
     try {
       value = await fn(m.input);
@@ -63,8 +91,27 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 const SCRIPT = workerScript(WORKER_SOURCE);
 
+/** One input's result in {@link VerifierPool.runBatch}. */
+export type VerifierResult = { ok: true; value: unknown } | { ok: false; message: string };
+
 /** See the module comment. */
 export class VerifierPool extends WorkerPool {
+  /**
+   * Runs the module on every input, in chunks spread over the workers (one
+   * message per chunk each way, not one per rollout: per-rollout messages made
+   * the main thread the bottleneck). Resolves to one result per input, in
+   * order; a module that throws on one input fails that input only.
+   * @throws WorkerCallError `crashed` (a worker died) or `aborted` (`signal`: the chunks still running are terminated)
+   */
+  async runBatch(inputs: readonly unknown[], signal?: AbortSignal): Promise<VerifierResult[]> {
+    if (inputs.length === 0) return [];
+    const size = Math.ceil(inputs.length / this.workers);
+    const chunks: unknown[][] = [];
+    for (let i = 0; i < inputs.length; i += size) chunks.push(inputs.slice(i, i + size));
+    const parts = (await Promise.all(chunks.map((batch) => this.run({ batch }, signal)))) as VerifierResult[][];
+    return parts.flat();
+  }
+
   /**
    * Starts `workers` workers and waits until each has imported the module.
    * @throws Error when the module cannot be imported or exports no function (the message says why)

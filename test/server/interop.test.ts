@@ -349,3 +349,15 @@ describe('validation stops at the first bad element (issue 12)', () => {
     expect(JSON.parse(r.text)).toMatchObject({ error: { code: 'INVALID_TYPE', field: 'query[1]' } });
   }, 20_000);
 });
+
+describe('invalid labels are refused at the first one (issue 12)', () => {
+  it('2.4 MB of labels that are not outcomes: 400 naming the first, not one issue per label', async () => {
+    const n = 60_000;
+    const labels = Array.from({ length: n }, () => '{"success":"yes","truncated":false,"assistantTokens":10}');
+    const body = JSON.stringify({ query: labels.map(() => 'q'), labels });
+    expect(body.length).toBeGreaterThan(2_400_000);
+    const r = await postText(`${builtin.url}/openrlhf/reward`, body);
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.text)).toMatchObject({ error: { code: 'INVALID_TYPE', field: 'labels[0].success' } });
+  }, 20_000);
+});

@@ -99,4 +99,25 @@ describe('VerifierPool', () => {
     expect(p.stats.workers).toBe(0);
     await expect(p.run(call(''))).rejects.toMatchObject({ kind: 'aborted' });
   });
+
+  it('runBatch: chunks over the workers, one result per input in order; a throw fails that input only; abort stops the chunks', async () => {
+    const p = await pool(2);
+    const out = await p.runBatch([call('', 'a'), call('throw'), call('', 'ccc'), call('fn'), call('', 'eeeee')]);
+    expect(out).toEqual([
+      { ok: true, value: 1 },
+      { ok: false, message: 'wrong answer format' },
+      { ok: true, value: 3 },
+      { ok: false, message: expect.stringMatching(/cannot be sent/) },
+      { ok: true, value: 5 },
+    ]);
+    expect(await p.runBatch([])).toEqual([]);
+    const tids = new Set((await p.runBatch(Array.from({ length: 8 }, () => call('tid')))).map((r) => (r as { value: number }).value));
+    expect(tids.size).toBe(2); // both workers took a chunk
+    const ac = new AbortController();
+    const hung = kindOf(p.runBatch([call(''), call('hang')], ac.signal));
+    await new Promise((r) => setTimeout(r, 50));
+    ac.abort();
+    expect(await hung).toBe('WorkerCallError:aborted');
+    expect(await p.run(call('', 'xy'))).toBe(2);
+  });
 });
