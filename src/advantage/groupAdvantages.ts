@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { finiteMatrix, parseOptions, sameShape } from '../errors/validate.js';
+import { ldexp, unitExponent } from '../numeric/ldexp.js';
 
 /** Options of {@link groupAdvantages}. */
 export const GroupAdvantagesOptionsSchema = z
@@ -98,7 +99,7 @@ export function groupAdvantages(groups: ArrayLike<number>[], opts: GroupAdvantag
     // y = R * 2^e with max |y| in [1, 2): exact (a power of two), so the sums below
     // can neither overflow (|y| < 2) nor underflow, and for rewards of ordinary
     // size the result is bit-for-bit that of the unscaled formula.
-    const e = scaleExponent(maxAbs(r));
+    const e = unitExponent(maxAbs(r));
     const y = new Array<number>(g);
     for (let j = 0; j < g; j++) y[j] = ldexp(r[j]!, e);
     let sum = 0;
@@ -153,27 +154,3 @@ function maxAbs(xs: ArrayLike<number>): number {
   return m;
 }
 
-/** The `e` with `m 2^e` in [1, 2) for a finite `m > 0` (0 for `m = 0`). */
-function scaleExponent(m: number): number {
-  if (m === 0) return 0;
-  let e = -Math.floor(Math.log2(m));
-  // Math.log2 can be off by one ulp next to a power of two: settle on [1, 2) exactly.
-  while (ldexp(m, e) >= 2) e--;
-  while (ldexp(m, e) < 1) e++;
-  return e;
-}
-
-/** `x * 2^e`, exact whenever the result is a normal float64 (the C `ldexp`), in at most three multiplications. */
-function ldexp(x: number, e: number): number {
-  let v = x;
-  let k = e;
-  while (k > 1023) {
-    v *= 2 ** 1023;
-    k -= 1023;
-  }
-  while (k < -1022) {
-    v *= 2 ** -1022;
-    k += 1022;
-  }
-  return v * 2 ** k;
-}

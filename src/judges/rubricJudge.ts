@@ -5,6 +5,7 @@ import { askStructured, AskStructuredOptionsSchema } from '../llm/askStructured.
 import { type ChatContentPart, type ChatMessage, ChatModelSchema } from '../llm/chatModel.js';
 import { kendallTau } from '../metrics/kendallTau.js';
 import { clip } from './judgeMaterial.js';
+import { ldexp, unitExponent } from '../numeric/ldexp.js';
 
 /** The six rubric dimensions of the static front-end judge (Verification Horizon §3.1). */
 export const RUBRIC_DIMENSIONS = ['functional', 'content', 'visual', 'layout', 'ux', 'technical'] as const;
@@ -147,28 +148,6 @@ function scoreParsed(fn: string, xs: readonly { dimension: RubricDimension; verd
   return { score: 100 * (num / den), byDimension };
 }
 
-/** The `e` with `m 2^e` in [1, 2), for a finite `m > 0`. */
-function unitExponent(m: number): number {
-  let e = -Math.floor(Math.log2(m));
-  while (ldexp(m, e) >= 2) e--;
-  while (ldexp(m, e) < 1) e++;
-  return e;
-}
-
-/** `x * 2^e`, exact whenever the result is a normal float64 (the C `ldexp`). */
-function ldexp(x: number, e: number): number {
-  let v = x;
-  let k = e;
-  while (k > 1023) {
-    v *= 2 ** 1023;
-    k -= 1023;
-  }
-  while (k < -1022) {
-    v *= 2 ** -1022;
-    k += 1022;
-  }
-  return v * 2 ** k;
-}
 
 /** The artefact a rubric judge scores: a generated front-end page. */
 export const RubricJudgeInputSchema = z

@@ -6,13 +6,12 @@ import { packageVersion, parseFlags, type CliIo } from '../cli/cli.js';
 import type { FlagSpec, ParsedFlags } from '../cli/command.js';
 import { rewardsCommand } from '../cli/commands/index.js';
 import { ExitCode, UsageError } from '../cli/exitCodes.js';
-import { enumFlag, numberFlag } from '../cli/flags.js';
+import { enumFlag, numberFlag, sizeFlag } from '../cli/flags.js';
 import { flagLines } from '../cli/help.js';
 import { createLogger, type LogLevel } from './logger.js';
 import { availableParallelism } from 'node:os';
 import { poolVerifier, RewardEngine, type Verifier } from './rewardEngine.js';
 import { DEFAULT_MAX_BODY_BYTES, FrognanoServer } from './server.js';
-import { formatBytes, parseSize } from './size.js';
 import { VerifierPool } from './verifierPool.js';
 import { ComputePool } from './computePool.js';
 
@@ -92,15 +91,6 @@ function intFlag(flags: ParsedFlags, name: string, min: number, max = Number.MAX
   const v = numberFlag(flags, name);
   if (v !== undefined && (!Number.isInteger(v) || v < min || v > max)) throw new UsageError(`--${name} must be an integer in [${min}, ${max}], got ${v}`);
   return v;
-}
-
-/** `--max-body SIZE` in bytes (`134217728`, `128MiB`, `1GiB`), or undefined when not given. */
-function sizeFlag(flags: ParsedFlags, name: string): number | undefined {
-  const v = flags[name];
-  if (v === undefined) return undefined;
-  const n = typeof v === 'string' ? parseSize(v) : undefined;
-  if (n === undefined || n < 1) throw new UsageError(`--${name} must be a size in bytes, or with a unit (64MiB, 1GiB), got ${JSON.stringify(v)}`);
-  return n;
 }
 
 /** The bearer token: `--token`, else FROGNANO_TOKEN, else none. A token must be non-empty, printable and without spaces. */
