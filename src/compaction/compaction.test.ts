@@ -160,3 +160,15 @@ describe('truncateHistoryToBudget', () => {
   it('rejects a negative prefixTokens', () =>
     expectFrognanoError(() => truncateHistoryToBudget(g(1), 10, { prefixTokens: -3 }), 'OUT_OF_RANGE', 'opts.prefixTokens'));
 });
+
+/** Issue 12 (fuzz): a deeply nested options object is refused in linear time (the precheck was O(depth^2)). */
+describe('shouldCompact: deep nesting', () => {
+  it('shouldCompact(deepObject(10 000)) is INVALID_TYPE within a fraction of a second (it took ~0.6 s)', () => {
+    let v: unknown = {};
+    for (let i = 0; i < 10_000; i++) v = { a: v };
+    const t0 = performance.now();
+    const e = expectFrognanoError(() => shouldCompact(v as never), 'INVALID_TYPE', 'shouldCompact');
+    expect(performance.now() - t0).toBeLessThan(300);
+    expect(e.field).toBe('opts.historyTokens');
+  });
+});

@@ -124,3 +124,12 @@ describe('classifyResolveRate', () => {
   it('rejects a non-boolean inclusive flag', () =>
     expectFrognanoError(() => classifyResolveRate(0.5, { low: 0, high: 1, lowInclusive: 'yes' as never }), 'INVALID_TYPE', 'band.lowInclusive'));
 });
+
+/** Issue 12 (fuzz): a DataView passed the array-like check and gave NaN. */
+describe('resolveRate: DataView', () => {
+  it('resolveRate(new DataView(new ArrayBuffer(8))) is INVALID_TYPE naming outcomes', () => {
+    const e = expectFrognanoError(() => resolveRate(new DataView(new ArrayBuffer(8)) as never), 'INVALID_TYPE', 'resolveRate');
+    expect(e.field).toBe('outcomes');
+  });
+  it('typed arrays of 0 / 1 still work', () => expect(resolveRate(Uint8Array.of(1, 0, 1, 1))).toBe(0.75));
+});

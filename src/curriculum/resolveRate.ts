@@ -1,5 +1,5 @@
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue } from '../errors/validate.js';
+import { describeValue, isArrayLikeOfAny } from '../errors/validate.js';
 
 /**
  * TaskPilot's estimate of a candidate task's resolve rate under the current
@@ -16,14 +16,14 @@ import { describeValue } from '../errors/validate.js';
  *
  * @param outcomes - one pass/fail outcome per calibration rollout (N >= 1)
  * @returns the fraction of passing rollouts, in [0, 1]
- * @throws FrognanoError `EMPTY_INPUT` (no outcomes), `INVALID_TYPE` (not an array,
- *   or an element that is neither boolean nor number), `NON_FINITE` (NaN / ±Infinity)
+ * @throws FrognanoError `EMPTY_INPUT` (no outcomes), `INVALID_TYPE` (not an array or typed
+ *   array (a `DataView` is neither), a hole, or an element that is neither boolean nor number), `NON_FINITE` (NaN / ±Infinity)
  *   or `OUT_OF_RANGE` (a number other than 0 or 1), naming `outcomes[i]`
  * @example resolveRate([true, false, true, true]) // 0.75
  */
 export function resolveRate(outcomes: ArrayLike<boolean | number>): number {
   const fn = 'resolveRate';
-  if (!Array.isArray(outcomes) && !ArrayBuffer.isView(outcomes)) {
+  if (!isArrayLikeOfAny(outcomes)) {
     throw new FrognanoError(ErrorCode.INVALID_TYPE, `outcomes must be an array of booleans, got ${describeValue(outcomes)}`, {
       fn,
       field: 'outcomes',

@@ -180,3 +180,40 @@ describe('digit tasks: generation, refinement, demonstrations', () => {
     expect(misreadFinal / 300).toBeLessThan(0.35);
   });
 });
+
+/** Issue 12 (fuzz): the pure helpers of the digit family and the verifier check their input. */
+describe('digitAnswer / hintCount / verifyEpisode: bad input', () => {
+  it("digitAnswer('reverse', 5) is INVALID_TYPE naming digits", () =>
+    expect(expectFrognanoError(() => digitAnswer('reverse', 5 as never), 'INVALID_TYPE', 'digitAnswer').field).toBe('digits'));
+  it("digitAnswer('sort', [Infinity, 1]) is NON_FINITE naming digits[0]", () =>
+    expect(expectFrognanoError(() => digitAnswer('sort', [Infinity, 1]), 'NON_FINITE').field).toBe('digits[0]'));
+  it("digitAnswer('copy', [3, 12]) is OUT_OF_RANGE naming digits[1]", () => expect(expectFrognanoError(() => digitAnswer('copy', [3, 12]), 'OUT_OF_RANGE').field).toBe('digits[1]'));
+  it("digitAnswer('copy', [0.5]) is OUT_OF_RANGE", () => expect(expectFrognanoError(() => digitAnswer('copy', [0.5]), 'OUT_OF_RANGE').field).toBe('digits[0]'));
+  it('digitAnswer with an unknown op is INVALID_TYPE naming op', () => expect(expectFrognanoError(() => digitAnswer('shuffle' as never, [1]), 'INVALID_TYPE').field).toBe('op'));
+  it('digitAnswer with a hole is INVALID_TYPE naming it', () => expect(expectFrognanoError(() => digitAnswer('copy', [1, , 2] as never), 'INVALID_TYPE').field).toBe('digits[1]'));
+  it("digitAnswer('rotate', []) is []", () => expect(digitAnswer('rotate', [])).toEqual([]));
+  it('hintCount(3, NaN) is NON_FINITE naming L', () => expect(expectFrognanoError(() => hintCount(3, NaN), 'NON_FINITE', 'hintCount').field).toBe('L'));
+  it('hintCount(3, Infinity) is NON_FINITE naming L', () => expect(expectFrognanoError(() => hintCount(3, Infinity), 'NON_FINITE').field).toBe('L'));
+  it('hintCount({}, 6) is INVALID_TYPE naming level', () => expect(expectFrognanoError(() => hintCount({} as never, 6), 'INVALID_TYPE').field).toBe('level'));
+  it('hintCount(5, 6) is OUT_OF_RANGE naming level', () => expect(expectFrognanoError(() => hintCount(5, 6), 'OUT_OF_RANGE').field).toBe('level'));
+  it('hintCount(1.5, 6) is OUT_OF_RANGE naming level', () => expect(expectFrognanoError(() => hintCount(1.5, 6), 'OUT_OF_RANGE').field).toBe('level'));
+  it('hintCount(3, 0) is OUT_OF_RANGE naming L', () => expect(expectFrognanoError(() => hintCount(3, 0), 'OUT_OF_RANGE').field).toBe('L'));
+  const fam = new DigitTaskFamily();
+  const t = task();
+  it('verifyEpisode with turns: 5 is INVALID_TYPE naming episode.turns', () =>
+    expect(expectFrognanoError(() => verifyEpisode(fam, t, { prompt: [2], turns: 5, stop: 'end' } as never), 'INVALID_TYPE', 'verifyEpisode').field).toBe('episode.turns'));
+  it('verifyEpisode with an assistant that is not an array is INVALID_TYPE naming it (not assistantTokens: NaN)', () => {
+    const e = expectFrognanoError(() => verifyEpisode(fam, t, { prompt: [2], turns: [{ assistant: 5, end: 'end', observation: [] }], stop: 'end' } as never), 'INVALID_TYPE');
+    expect(e.field).toBe('episode.turns[0].assistant');
+    expect(e.index).toEqual([0]);
+  });
+  it('verifyEpisode with a null turn is INVALID_TYPE naming it', () =>
+    expect(expectFrognanoError(() => verifyEpisode(fam, t, { prompt: [2], turns: [null], stop: 'end' } as never), 'INVALID_TYPE').field).toBe('episode.turns[0]'));
+  it('verifyEpisode with an unknown stop is INVALID_TYPE naming episode.stop', () =>
+    expect(expectFrognanoError(() => verifyEpisode(fam, t, { prompt: [2], turns: [], stop: 'later' } as never), 'INVALID_TYPE').field).toBe('episode.stop'));
+  it('verifyEpisode with a null episode is INVALID_TYPE naming episode', () => expect(expectFrognanoError(() => verifyEpisode(fam, t, null as never), 'INVALID_TYPE').field).toBe('episode'));
+  it('verifyEpisode with an env without grade is INVALID_TYPE naming env', () =>
+    expect(expectFrognanoError(() => verifyEpisode({} as never, t, { prompt: [], turns: [], stop: 'end' }), 'INVALID_TYPE').field).toBe('env'));
+  it('verifyEpisode with a grade returning a number is INVALID_TYPE naming env.grade', () =>
+    expect(expectFrognanoError(() => verifyEpisode({ grade: () => 1 } as never, t, { prompt: [], turns: [], stop: 'end' }), 'INVALID_TYPE').field).toBe('env.grade'));
+});

@@ -1,7 +1,7 @@
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { parseOptions } from '../errors/validate.js';
+import { describeValue, finiteArray, integerAtLeast, parseOptions } from '../errors/validate.js';
 import type { Environment, Episode, TaskLimits } from './environment.js';
 import type { Demonstration, RefineDirection, Rng, TaskFamily } from './taskFamily.js';
 
@@ -109,29 +109,59 @@ type Parsed = z.output<typeof DigitTaskOptionsSchema>;
 /**
  * What the hidden test expects for `op` on `digits`.
  *
+ * @param op - one of {@link DigitOpSchema}'s operations
+ * @param digits - the input digits, integers 0-9 (a rotation of no digits is no digits)
+ * @throws FrognanoError `INVALID_TYPE` (`op` not an operation, `digits` not an array or with a
+ *   non-number or a hole, naming `digits[i]`), `NON_FINITE` / `OUT_OF_RANGE` (a digit that is not an integer 0-9)
  * @example digitAnswer('reverse', [3, 1, 4]) // [4, 1, 3]
  */
 export function digitAnswer(op: DigitOp, digits: readonly number[]): number[] {
+  const fn = 'digitAnswer';
+  if (!DIGIT_OPS.has(op)) {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `op must be one of ${DigitOpSchema.options.map((o) => `'${o}'`).join(', ')}, got ${describeValue(op)}`, { fn, field: 'op' });
+  }
+  if (!Array.isArray(digits)) {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `digits must be an array of digits 0-9, got ${describeValue(digits)}`, { fn, field: 'digits' });
+  }
+  const ds = finiteArray(fn, 'digits', digits);
+  for (let i = 0; i < ds.length; i++) {
+    const d = ds[i]!;
+    if (!Number.isInteger(d) || d < 0 || d > 9) {
+      throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `digits[${i}] must be an integer 0-9, got ${d}`, { fn, field: `digits[${i}]`, index: [i] });
+    }
+  }
   switch (op) {
     case 'reverse':
       return [...digits].reverse();
     case 'sort':
       return [...digits].sort((a, b) => a - b);
     case 'rotate':
-      return [...digits.slice(1), digits[0]!];
+      return digits.length === 0 ? [] : [...digits.slice(1), digits[0]!];
     case 'copy':
       return [...digits];
   }
 }
 
+const DIGIT_OPS: ReadonlySet<unknown> = new Set(DigitOpSchema.options);
+
 /**
  * How many answer digits a statement of `level` reveals for an input of length `L`:
  * `[0, 0, 1, floor(L/2), L - 1][level]`, at most `L - 1`.
  *
+ * @param level - the specificity level, an integer 0..{@link MAX_SPECIFICITY}
+ * @param L - the input length, an integer >= 1
+ * @throws FrognanoError `INVALID_TYPE` (not a number), `NON_FINITE` (NaN/±Infinity) or
+ *   `OUT_OF_RANGE` (`level` not an integer 0..4, `L` not an integer >= 1), naming `level` / `L`
  * @example hintCount(3, 6) // 3
  */
 export function hintCount(level: number, L: number): number {
-  const h = [0, 0, 1, Math.floor(L / 2), L - 1][level] ?? 0;
+  const fn = 'hintCount';
+  integerAtLeast(fn, 'level', level, 0);
+  if (level > MAX_SPECIFICITY) {
+    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `level must be an integer 0..${MAX_SPECIFICITY}, got ${level}`, { fn, field: 'level' });
+  }
+  integerAtLeast(fn, 'L', L, 1);
+  const h = [0, 0, 1, Math.floor(L / 2), L - 1][level]!;
   return Math.min(h, L - 1);
 }
 

@@ -1,3 +1,5 @@
+import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
+import { describeValue, isArrayLikeOfAny } from '../errors/validate.js';
 import type { Outcome } from '../schema/outcome.js';
 
 /**
@@ -91,11 +93,48 @@ export interface Environment<T> {
  * of assistant-generated tokens (every generated token, terminators included;
  * never observations).
  *
+ * @throws FrognanoError `INVALID_TYPE` when `env` has no `grade` function or `grade` returns a
+ *   non-boolean (naming `env.grade`), or `episode` is not `{ turns: [{ assistant: [...] }, ...], stop }`
+ *   (naming `episode`, `episode.turns[i].assistant`, `episode.stop`, ...); `OUT_OF_RANGE` for more
+ *   assistant tokens than a safe integer
  * @example verifyEpisode(env, task, episode) // { success: true, truncated: false, reason: null, assistantTokens: 5 }
  */
 export function verifyEpisode<T>(env: Environment<T>, task: T, episode: Episode): Verdict {
+  const fn = 'verifyEpisode';
+  const bad = (field: string, what: string, v: unknown, index?: number[]): never => {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field} must be ${what}, got ${describeValue(v)}`, { fn, field, index });
+  };
+  if (env === null || typeof env !== 'object' || typeof (env as { grade?: unknown }).grade !== 'function') bad('env', 'an Environment (with a grade function)', env);
+  if (episode === null || typeof episode !== 'object') bad('episode', 'an Episode { prompt, turns, stop }', episode);
+  const turns: unknown = episode.turns;
+  if (!Array.isArray(turns)) bad('episode.turns', 'an array of turns', turns);
+  const stop: unknown = episode.stop;
+  if (stop !== 'end' && !(TRUNCATION_REASONS as readonly unknown[]).includes(stop)) {
+    bad('episode.stop', `'end' or a truncation reason (${TRUNCATION_REASONS.map((r) => `'${r}'`).join(', ')})`, stop);
+  }
   let assistantTokens = 0;
-  for (const t of episode.turns) assistantTokens += t.assistant.length;
-  const reason = episode.stop === 'end' ? null : episode.stop;
-  return { success: env.grade(task, episode), truncated: reason !== null, reason, assistantTokens };
+  const ts = turns as unknown[];
+  for (let i = 0; i < ts.length; i++) {
+    const t: unknown = ts[i];
+    if (t === undefined && !(i in ts)) {
+      throw new FrognanoError(ErrorCode.INVALID_TYPE, `episode.turns[${i}] is a hole of a sparse array (arrays must have every element)`, {
+        fn,
+        field: `episode.turns[${i}]`,
+        index: [i],
+      });
+    }
+    if (t === null || typeof t !== 'object') bad(`episode.turns[${i}]`, 'a turn { assistant, end, observation }', t, [i]);
+    const a: unknown = (t as { assistant?: unknown }).assistant;
+    if (!isArrayLikeOfAny(a)) bad(`episode.turns[${i}].assistant`, 'an array of token ids', a, [i]);
+    assistantTokens += (a as ArrayLike<unknown>).length;
+  }
+  if (!Number.isSafeInteger(assistantTokens)) {
+    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `the episode has ${assistantTokens} assistant tokens, more than a safe integer`, { fn, field: 'episode.turns' });
+  }
+  const reason = stop === 'end' ? null : (stop as TruncationReason);
+  const success: unknown = env.grade(task, episode);
+  if (typeof success !== 'boolean') {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `env.grade must return a boolean, returned ${describeValue(success)}`, { fn, field: 'env.grade' });
+  }
+  return { success: success as boolean, truncated: reason !== null, reason, assistantTokens };
 }

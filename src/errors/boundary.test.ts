@@ -132,3 +132,42 @@ describe('sparse arrays are rejected at their first hole, fast', () => {
     expectFrognanoError(() => finiteArray('f', 'values', [1, undefined]), 'INVALID_TYPE', 'values[1] must be a finite number, got undefined');
   });
 });
+
+describe('documented bounds are exported from the package root', () => {
+  it('HIRS_MAX_TOKENS, MAX_BOOTSTRAP_RESAMPLES, MAX_ROUND_ROBIN_CANDIDATES, PAD_BATCH_MAX_CELLS, REPORT_MAX_HISTOGRAM_BINS', async () => {
+    const api = await import('../index.js');
+    expect(api.HIRS_MAX_TOKENS).toBe(HIRS_MAX_TOKENS);
+    expect(api.MAX_BOOTSTRAP_RESAMPLES).toBe(1_000_000);
+    expect(api.MAX_ROUND_ROBIN_CANDIDATES).toBe(256);
+    expect(api.PAD_BATCH_MAX_CELLS).toBe(2 ** 26);
+    expect(api.REPORT_MAX_HISTOGRAM_BINS).toBe(1001);
+  });
+});
+
+/** `{ a: { a: ... } }`, `depth` levels deep. */
+function deepObject(depth: number): unknown {
+  let v: unknown = {};
+  for (let i = 0; i < depth; i++) v = { a: v };
+  return v;
+}
+
+describe('parseWith precheck: linear in the nesting depth (issue 12, fuzz)', () => {
+  const schema = z.object({ x: z.number() }).strict();
+  it('a 20 000-level options object is refused in well under a second (it was O(depth^2), ~2.5 s)', () => {
+    const t0 = performance.now();
+    const e = expectFrognanoError(() => parseOptions('f', schema, deepObject(20_000)), 'INVALID_TYPE', 'opts');
+    expect(performance.now() - t0).toBeLessThan(500);
+    expect(e.field).toBe('opts.x');
+  });
+  it('a hole deep inside is still named with its full path and indices', () => {
+    const v = { x: 1, y: [{}, { z: [0, , 2] }] };
+    const e = expectFrognanoError(() => parseWith('f', 'opts', z.looseObject({ x: z.number() }), v), 'INVALID_TYPE', 'opts.y[1].z[1]', 'hole');
+    expect(e.field).toBe('opts.y[1].z[1]');
+    expect(e.index).toEqual([1, 1]);
+  });
+  it('an own __proto__ key deep inside options is named', () => {
+    const v = JSON.parse('{"x": 1, "a": [{"b": {"__proto__": {"p": 1}}}]}') as unknown;
+    const e = expectFrognanoError(() => parseOptions('f', z.looseObject({ x: z.number() }), v), 'INVALID_TYPE', '__proto__');
+    expect(e.field).toBe('opts.a[0].b');
+  });
+});

@@ -214,29 +214,26 @@ function pathToField(root: string, path: readonly PropertyKey[]): string {
  * - with `protoKeys`, an own `__proto__` key (what `JSON.parse('{"__proto__": ...}')`
  *   makes): zod's non-strict objects drop it silently, so it would be ignored
  *   rather than rejected as an unknown option.
+ *
+ * The walk is iterative (no recursion, so any nesting depth is safe) and linear in
+ * the number of nodes: each node keeps a pointer to its parent and its key, and the
+ * path of a bad node is built only when it is reported.
  */
 function precheck(fn: string, root: string, value: unknown, protoKeys: boolean): void {
   if (value === null || typeof value !== 'object') return;
   const seen = new WeakSet<object>();
-  const stack: { v: object; path: PropertyKey[] }[] = [{ v: value, path: [] }];
-  const visit = (v: unknown, path: PropertyKey[]): void => {
-    if (v === null || typeof v !== 'object' || seen.has(v)) return;
-    if (!Array.isArray(v)) {
-      const proto = Object.getPrototypeOf(v) as unknown;
-      if (proto !== Object.prototype && proto !== null) return;
-    }
-    seen.add(v);
-    stack.push({ v, path });
-  };
+  const stack: PrecheckNode[] = [{ v: value, parent: null, key: '' }];
   seen.add(value);
   while (stack.length > 0) {
-    const { v, path } = stack.pop()!;
+    const node = stack.pop()!;
+    const v = node.v as object;
     if (Array.isArray(v)) {
       const n = v.length;
       for (let i = 0; i < n; i++) {
         if (!(i in v)) {
-          const field = pathToField(root, [...path, i]);
-          const index = [...path, i].filter((p): p is number => typeof p === 'number');
+          const path = pathOf({ v: undefined, parent: node, key: i });
+          const field = pathToField(root, path);
+          const index = path.filter((p): p is number => typeof p === 'number');
           throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field} is a hole of a sparse array (arrays must have every element)`, {
             fn,
             field,
@@ -244,19 +241,44 @@ function precheck(fn: string, root: string, value: unknown, protoKeys: boolean):
           });
         }
         const x: unknown = v[i];
-        if (x !== null && typeof x === 'object') visit(x, [...path, i]);
+        if (x !== null && typeof x === 'object' && enters(x, seen)) stack.push({ v: x, parent: node, key: i });
       }
       continue;
     }
     if (protoKeys && Object.prototype.hasOwnProperty.call(v, '__proto__')) {
-      const field = pathToField(root, path);
+      const field = pathToField(root, pathOf(node));
       throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field}: unknown option(s) "__proto__"`, { fn, field });
     }
     for (const k of Object.keys(v)) {
       const x: unknown = (v as Record<string, unknown>)[k];
-      if (x !== null && typeof x === 'object') visit(x, [...path, k]);
+      if (x !== null && typeof x === 'object' && enters(x, seen)) stack.push({ v: x, parent: node, key: k });
     }
   }
+}
+
+/** A node of {@link precheck}'s walk: the value, its parent node and its key there (the root has none). */
+interface PrecheckNode {
+  v: unknown;
+  parent: PrecheckNode | null;
+  key: PropertyKey;
+}
+
+/** Whether {@link precheck} walks into `v` (an array or a plain object not seen before); marks it seen. */
+function enters(v: object, seen: WeakSet<object>): boolean {
+  if (seen.has(v)) return false;
+  if (!Array.isArray(v)) {
+    const proto = Object.getPrototypeOf(v) as unknown;
+    if (proto !== Object.prototype && proto !== null) return false;
+  }
+  seen.add(v);
+  return true;
+}
+
+/** The keys from the root down to `node` (built only for an error message). */
+function pathOf(node: PrecheckNode): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  for (let n: PrecheckNode | null = node; n !== null && n.parent !== null; n = n.parent) path.push(n.key);
+  return path.reverse();
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, parseWith } from '../errors/validate.js';
-import { finiteMean } from '../metrics/finiteMean.js';
+import { finiteMean } from '../numeric/finiteMean.js';
 import { GagarTierSchema, type GagarTier } from './gagarCoefficients.js';
 import { GagarScoresSchema, gagarWeightedScore, type GagarScores } from './gagarWeightedScore.js';
 

@@ -2,12 +2,19 @@ import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, finiteArray, parseOptions } from '../errors/validate.js';
-
+import { finiteMean } from '../numeric/finiteMean.js';
 
 const isFunction = (v: unknown): boolean => typeof v === 'function';
 
 /** A statistic of a series: gets a fresh plain array (it may keep or mutate it) and returns a finite number. */
 export type SeriesStatistic = (xs: number[]) => number;
+
+/**
+ * The most bootstrap resamples `B` one call may ask for (1 000 000): an
+ * interval's percentiles are stable long before (the default is 2000), and the
+ * bound keeps one call's memory (8 bytes per resample) and time in bounds.
+ */
+export const MAX_BOOTSTRAP_RESAMPLES = 1_000_000;
 
 /** Options shared by the block-bootstrap helpers. */
 export const BootstrapCommonOptionsShape = {
@@ -17,8 +24,8 @@ export const BootstrapCommonOptionsShape = {
    * Hall, Horowitz & Jing 1995 for moving-block bootstrap variance and interval estimates).
    */
   blockLength: z.number().int().min(1).optional(),
-  /** Number of bootstrap resamples `B`, an integer >= 1. Default 2000. */
-  resamples: z.number().int().min(1).default(2000),
+  /** Number of bootstrap resamples `B`, an integer in [1, {@link MAX_BOOTSTRAP_RESAMPLES}] (1 000 000). Default 2000. */
+  resamples: z.number().int().min(1).max(MAX_BOOTSTRAP_RESAMPLES).default(2000),
   /** Two-sided confidence level of the percentile interval, in (0, 1). Default 0.95. */
   confidence: z.number().gt(0).lt(1).default(0.95),
   /** Seed of the `seedrandom` generator: the same seed gives the same interval. Default 0. */
@@ -43,7 +50,7 @@ export interface BlockBootstrapOptions {
    * `max(1, round(n^(1/3)))` for a series of length `n`.
    */
   blockLength?: number;
-  /** Number of bootstrap resamples `B`, an integer >= 1. Default 2000. */
+  /** Number of bootstrap resamples `B`, an integer in [1, {@link MAX_BOOTSTRAP_RESAMPLES}] (1 000 000). Default 2000. */
   resamples?: number;
   /** Two-sided confidence level of the percentile interval, in (0, 1). Default 0.95. */
   confidence?: number;
@@ -84,19 +91,26 @@ export function movingBlockResample(xs: ArrayLike<number>, l: number, rng: () =>
   }
 }
 
-/** Quantile of an ascending array by linear interpolation (numpy's default, Hyndman-Fan type 7). @internal */
+/**
+ * Quantile of an ascending array by linear interpolation (numpy's default, Hyndman-Fan type 7).
+ * When the two neighbours are more than the float64 range apart (`-1e308` and `1e308`), it
+ * interpolates as `a (1 - t) + b t`, which cannot overflow. @internal
+ */
 export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
   const h = (sorted.length - 1) * q;
   const lo = Math.floor(h);
   const hi = Math.min(lo + 1, sorted.length - 1);
-  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
+  const a = sorted[lo]!;
+  const b = sorted[hi]!;
+  const t = h - lo;
+  const d = b - a;
+  if (d - d === 0) return a + t * d;
+  return t === 0 ? a : a * (1 - t) + b * t;
 }
 
-/** Mean of a typed or plain array (plain loop). @internal */
+/** Mean of a typed or plain array, without overflow ({@link finiteMean}). @internal */
 export function meanOf(xs: ArrayLike<number>, from = 0, to = xs.length): number {
-  let s = 0;
-  for (let i = from; i < to; i++) s += xs[i]!;
-  return s / (to - from);
+  return finiteMean(xs, from, to);
 }
 
 /** Percentile interval from bootstrap statistics (sorts `stats` in place). @internal */
@@ -131,14 +145,16 @@ export function checkBlockLength(fn: string, l: number, n: number, what: string)
  * positively autocorrelated. Resampling moves blocks to random positions, so it
  * suits statistics of a stationary series (mean, variance, autocorrelation), not
  * trend statistics such as "late minus early"; those need {@link solveRateGainCI}.
- * Seeded with `seedrandom`: the same `seed` gives the same interval.
+ * Seeded with `seedrandom`: the same `seed` gives the same interval. The mean is
+ * computed without overflow, so values near ±1.8e308 give a finite interval.
  *
  * @param values - the series, in time order, at least one finite number
  * @returns `{ estimate, low, high, blockLength }`
  * @throws FrognanoError `INVALID_TYPE` (`values` not an array of numbers, an unknown option,
  *   `opts.statistic` not `'mean'` or a function), `EMPTY_INPUT` (no value), `NON_FINITE`
  *   (NaN/±Infinity value, or a statistic that returns one), `OUT_OF_RANGE` (`opts.blockLength`
- *   not an integer in [1, n], `opts.resamples` < 1, `opts.confidence` outside (0, 1))
+ *   not an integer in [1, n], `opts.resamples` not an integer in [1, {@link MAX_BOOTSTRAP_RESAMPLES}],
+ *   `opts.confidence` outside (0, 1))
  * @example blockBootstrapCI(solveRates, { blockLength: 5, seed: 'fig10' }) // { estimate, low, high, blockLength: 5 }
  */
 export function blockBootstrapCI(values: ArrayLike<number>, opts?: BlockBootstrapOptions): BootstrapInterval {

@@ -1,7 +1,7 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
-import { blockBootstrapCI, defaultBlockLength, movingBlockResample, quantileSorted } from './blockBootstrapCI.js';
+import { blockBootstrapCI, defaultBlockLength, MAX_BOOTSTRAP_RESAMPLES, movingBlockResample, quantileSorted } from './blockBootstrapCI.js';
 import { solveRateGainCI } from './solveRateGainCI.js';
 
 /** Seeded standard normal noise (Box-Muller). */
@@ -178,4 +178,62 @@ describe('solveRateGainCI', () => {
     expectFrognanoError(() => solveRateGainCI([1, 2, 3, 4, 5, 6, 7, 8], { blockLength: 3 }), 'OUT_OF_RANGE', 'opts.blockLength'));
   it('rejects a statistic option', () => expectFrognanoError(() => solveRateGainCI([1, 2, 3, 4], { statistic: 'mean' } as never), 'INVALID_TYPE', 'statistic'));
   it('rejects resamples 0', () => expectFrognanoError(() => solveRateGainCI([1, 2, 3, 4], { resamples: 0 }), 'OUT_OF_RANGE', 'opts.resamples'));
+});
+
+/** Issue 12 (fuzz): resamples are bounded, and values near ±1.8e308 never give NaN / ±Infinity. */
+describe('bootstrap: bounds and float64 edges', () => {
+  it('blockBootstrapCI refuses resamples 1e15 (more than MAX_BOOTSTRAP_RESAMPLES)', () => {
+    const e = expectFrognanoError(() => blockBootstrapCI([0.1, 0.5, 0.3, 0.9], { resamples: 1e15 }), 'OUT_OF_RANGE', 'opts.resamples');
+    expect(e.field).toBe('opts.resamples');
+  });
+  it('blockBootstrapCI accepts exactly MAX_BOOTSTRAP_RESAMPLES', () => {
+    expect(MAX_BOOTSTRAP_RESAMPLES).toBe(1_000_000);
+    const r = blockBootstrapCI([0, 1], { resamples: MAX_BOOTSTRAP_RESAMPLES, blockLength: 1 });
+    expect(r.low).toBe(0);
+    expect(r.high).toBe(1);
+    const e = expectFrognanoError(() => blockBootstrapCI([0, 1], { resamples: MAX_BOOTSTRAP_RESAMPLES + 1 }), 'OUT_OF_RANGE', 'opts.resamples');
+    expect(e.field).toBe('opts.resamples');
+  });
+  it('blockBootstrapCI([1e308, 1e308, 0, 0.5]) is finite: the means do not overflow', () => {
+    const r = blockBootstrapCI([1e308, 1e308, 0, 0.5], { blockLength: 2, resamples: 50 });
+    expect(r.estimate).toBeCloseTo(5e307, -293);
+    for (const v of [r.estimate, r.low, r.high]) expect(Number.isFinite(v)).toBe(true);
+    expect(r.low).toBeGreaterThanOrEqual(0);
+    expect(r.high).toBeLessThanOrEqual(1e308);
+  });
+  it('blockBootstrapCI at ±MAX_VALUE stays in range', () => {
+    const M = Number.MAX_VALUE;
+    const r = blockBootstrapCI([M, M, -M, M, -M, -M], { resamples: 200, blockLength: 1 });
+    for (const v of [r.estimate, r.low, r.high]) {
+      expect(Number.isFinite(v)).toBe(true);
+      expect(Math.abs(v)).toBeLessThanOrEqual(M);
+    }
+  });
+  it('quantileSorted interpolates between -1e308 and 1e308 without overflow', () => {
+    expect(quantileSorted([-1e308, 1e308], 0.5)).toBe(0);
+    expect(quantileSorted([-1e308, 1e308], 0.75)).toBeCloseTo(5e307, -293);
+    expect(quantileSorted([-1e308, 1e308], 0)).toBe(-1e308);
+  });
+  it('solveRateGainCI refuses resamples 1e15 (more than MAX_BOOTSTRAP_RESAMPLES)', () => {
+    const e = expectFrognanoError(() => solveRateGainCI([0.1, 0.2, 0.3, 0.9, 0.4], { resamples: 1e15 }), 'OUT_OF_RANGE', 'opts.resamples');
+    expect(e.field).toBe('opts.resamples');
+  });
+  it('solveRateGainCI refuses a resampled gain beyond the float64 range (-1e308 early, 1e308 late)', () => {
+    const e = expectFrognanoError(
+      () => solveRateGainCI([-1e308, 0.2, 0.3, 0.9, 0, 0.4, 0.6, 0.5, 1e308], { resamples: 50 }),
+      'OUT_OF_RANGE',
+      'float64 range',
+    );
+    expect(e.field).toBe('solveRates');
+  });
+  it('solveRateGainCI refuses an estimated gain beyond the float64 range', () => {
+    const e = expectFrognanoError(() => solveRateGainCI([-1e308, -1e308, 1e308, 1e308], { resamples: 10 }), 'OUT_OF_RANGE', 'estimated');
+    expect(e.field).toBe('solveRates');
+  });
+  it('solveRateGainCI keeps large but representable gains finite', () => {
+    const r = solveRateGainCI([1e308, 1e308, 1e308, 1e308, 1e308, 1e308, 1e308, 1e308], { resamples: 20 });
+    expect(r.firstQuartileMean).toBe(1e308);
+    expect(r.estimate).toBe(0);
+    expect([r.low, r.high]).toEqual([0, 0]);
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
-import { roundRobinSelect, type PairwiseCompare } from './roundRobinSelect.js';
+import { MAX_ROUND_ROBIN_CANDIDATES, roundRobinSelect, type PairwiseCompare } from './roundRobinSelect.js';
 
 /** A comparator from a fixed table of games (`'i,j': 1` means i beats j, `0` a tie), recording its calls. */
 function tableCompare(games: Record<string, number>) {
@@ -210,4 +210,38 @@ describe('roundRobinSelect', () => {
     expectFrognanoErrorAsync(() => roundRobinSelect([1, 2, 3], () => 0, { rank: () => [0, 1, 5] }), 'OUT_OF_RANGE', 'opts.rank()[2]'));
   it('rejects a ranking with a repeated index', () =>
     expectFrognanoErrorAsync(() => roundRobinSelect([1, 2], () => 0, { rank: () => [1, 1] }), 'OUT_OF_RANGE', 'opts.rank()[1]'));
+});
+
+/** Issue 12 (fuzz): the O(n^2) round robin is bounded and holes are refused before any game. */
+describe('roundRobinSelect: size bound and holes', () => {
+  it("refuses ['a', 'b', 'c', <500 000 holes>] at once (more than MAX_ROUND_ROBIN_CANDIDATES), without calling compare", async () => {
+    let calls = 0;
+    const e = await expectFrognanoErrorAsync(
+      () => roundRobinSelect(Object.assign(['a', 'b', 'c'], { length: 500_000 }), () => (calls++, 0)),
+      'OUT_OF_RANGE',
+      'MAX_ROUND_ROBIN_CANDIDATES',
+    );
+    expect(e.field).toBe('candidates');
+    expect(calls).toBe(0);
+  });
+  it('refuses a hole at its first index, without calling compare', async () => {
+    let calls = 0;
+    const e = await expectFrognanoErrorAsync(
+      () => roundRobinSelect(Object.assign(['a', 'b', 'c'], { length: 6 }), () => (calls++, 0)),
+      'INVALID_TYPE',
+      'candidates[3]',
+    );
+    expect(e.field).toBe('candidates[3]');
+    expect(e.index).toEqual([3]);
+    expect(calls).toBe(0);
+  });
+  it('takes exactly MAX_ROUND_ROBIN_CANDIDATES candidates', async () => {
+    expect(MAX_ROUND_ROBIN_CANDIDATES).toBe(256);
+    const xs = Array.from({ length: MAX_ROUND_ROBIN_CANDIDATES }, (_, i) => i);
+    const r = await roundRobinSelect(xs, (a, b) => a - b);
+    expect(r.winner).toBe(255);
+    expect(r.comparisons).toBe((256 * 255) / 2 + 1);
+    const e = await expectFrognanoErrorAsync(() => roundRobinSelect([...xs, 256], (a, b) => a - b), 'OUT_OF_RANGE', '257');
+    expect(e.field).toBe('candidates');
+  });
 });

@@ -18,6 +18,13 @@ export type PairwiseCompare<T> = (a: T, b: T, ia: number, ib: number) => number 
 export type RankCall<T> = (candidates: readonly T[], indices: number[]) => readonly number[] | Promise<readonly number[]>;
 
 
+/**
+ * The most candidates {@link roundRobinSelect} takes (256): a round robin plays
+ * `n(n-1)/2` games (32 640 for 256 candidates, each a verifier call), so a larger
+ * field is refused rather than left to run for hours or exhaust memory.
+ */
+export const MAX_ROUND_ROBIN_CANDIDATES = 256;
+
 /** Options of {@link roundRobinSelect}. */
 export const RoundRobinOptionsSchema = z
   .object({
@@ -110,14 +117,17 @@ async function mapLimit<A, B>(items: readonly A[], limit: number, f: (a: A) => P
  * many candidates the ranking call sees; this is the choice made here. One
  * candidate wins with no calls.
  *
- * @param candidates - the candidates (patches, trajectories, ...), passed through to `compare` and `rank`
+ * @param candidates - the candidates (patches, trajectories, ...), passed through to `compare` and `rank`;
+ *   at most {@link MAX_ROUND_ROBIN_CANDIDATES} (256), every index present (no holes)
  * @param compare - pairwise judgement, see {@link PairwiseCompare} for the sign convention
  * @throws FrognanoError (as a rejected promise) `EMPTY_INPUT` (no candidate), `INVALID_TYPE`
- *   (`candidates` not an array, `compare`/`opts.rank` not a function, a `compare` result that
+ *   (`candidates` not an array or with a hole, naming `candidates[i]`, `compare`/`opts.rank`
+ *   not a function, a `compare` result that
  *   is not a number, a `rank` result that is not an array), `NON_FINITE` (a NaN/±Infinity
  *   `compare` result), `OUT_OF_RANGE` (`opts.concurrency` < 1 or fractional, a `rank` result
  *   that is not a permutation of the indices it was given), `LENGTH_MISMATCH` (a `rank`
- *   result of the wrong length). Errors thrown by `compare` or `rank` propagate unchanged.
+ *   result of the wrong length), `OUT_OF_RANGE` (more than {@link MAX_ROUND_ROBIN_CANDIDATES}
+ *   candidates). Errors thrown by `compare` or `rank` propagate unchanged.
  * @example
  * const q = [0.2, 0.9, 0.5];
  * const r = await roundRobinSelect(q, (a, b) => a - b);
@@ -142,6 +152,22 @@ export async function roundRobinSelect<T>(
   const rank = o.rank as RankCall<T> | undefined;
   const n = candidates.length;
   if (n === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'candidates must have at least 1 element, got 0', { fn, field: 'candidates' });
+  if (n > MAX_ROUND_ROBIN_CANDIDATES) {
+    throw new FrognanoError(
+      ErrorCode.OUT_OF_RANGE,
+      `candidates has ${n} elements, more than ${MAX_ROUND_ROBIN_CANDIDATES} (MAX_ROUND_ROBIN_CANDIDATES): a round robin plays n(n-1)/2 games`,
+      { fn, field: 'candidates' },
+    );
+  }
+  for (let i = 0; i < n; i++) {
+    if (!(i in candidates)) {
+      throw new FrognanoError(ErrorCode.INVALID_TYPE, `candidates[${i}] is a hole of a sparse array (arrays must have every element)`, {
+        fn,
+        field: `candidates[${i}]`,
+        index: [i],
+      });
+    }
+  }
   const wins = new Array<number>(n).fill(0);
   let comparisons = 0;
   const result = (winner: number, rest: Partial<RoundRobinResult>): RoundRobinResult => ({

@@ -1,5 +1,6 @@
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
+import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { finiteArray, parseOptions } from '../errors/validate.js';
 import {
   BootstrapCommonOptionsShape,
@@ -20,7 +21,7 @@ export interface SolveRateGainOptions {
    * [1, q] with `q = floor(n/4)`. Default `max(1, round(q^(1/3)))`.
    */
   blockLength?: number;
-  /** Number of bootstrap resamples, an integer >= 1. Default 2000. */
+  /** Number of bootstrap resamples, an integer in [1, `MAX_BOOTSTRAP_RESAMPLES`] (1 000 000). Default 2000. */
   resamples?: number;
   /** Two-sided confidence level of the percentile interval, in (0, 1). Default 0.95. */
   confidence?: number;
@@ -74,12 +75,16 @@ export interface SolveRateGainInterval {
  * ```
  * Blocks keep the autocorrelation inside each segment; the two segments, a
  * half-iteration apart, are resampled independently. Seeded with `seedrandom`.
+ * The means are computed without overflow; a gain beyond the float64 range (values
+ * near -1.8e308 in one quartile and +1.8e308 in the other) is refused, never ±Infinity.
  *
  * @param solveRates - per-update solve rates of one iteration, in time order, at least 4
  * @returns `{ estimate, low, high, firstQuartileMean, lastQuartileMean, quartileLength, blockLength }`
  * @throws FrognanoError `INVALID_TYPE` (not an array of numbers, an unknown option), `EMPTY_INPUT`
  *   (fewer than 4 values), `NON_FINITE` (NaN/±Infinity), `OUT_OF_RANGE` (`opts.blockLength`
- *   not an integer in [1, q], `opts.resamples` < 1, `opts.confidence` outside (0, 1))
+ *   not an integer in [1, q], `opts.resamples` not an integer in [1, `MAX_BOOTSTRAP_RESAMPLES`],
+ *   `opts.confidence` outside (0, 1); naming `solveRates`, a gain, original or resampled,
+ *   beyond the float64 range)
  * @example solveRateGainCI(iterationSolveRates, { seed: 1 }) // e.g. { estimate: 0.117, low: 0.08, high: 0.15, ... }
  */
 export function solveRateGainCI(solveRates: ArrayLike<number>, opts?: SolveRateGainOptions): SolveRateGainInterval {
@@ -94,6 +99,15 @@ export function solveRateGainCI(solveRates: ArrayLike<number>, opts?: SolveRateG
   const last = Float64Array.from({ length: q }, (_, i) => xs[n - q + i]!);
   const firstQuartileMean = meanOf(first);
   const lastQuartileMean = meanOf(last);
+  const estimate = lastQuartileMean - firstQuartileMean;
+  const overflow = (which: string): never => {
+    throw new FrognanoError(
+      ErrorCode.OUT_OF_RANGE,
+      `the ${which} gain between the quartile means is beyond the float64 range (the values span more than 1.8e308); rescale solveRates`,
+      { fn, field: 'solveRates' },
+    );
+  };
+  if (estimate - estimate !== 0) overflow('estimated');
   const rng = seedrandom(String(o.seed));
   const bufFirst = new Float64Array(q);
   const bufLast = new Float64Array(q);
@@ -101,10 +115,12 @@ export function solveRateGainCI(solveRates: ArrayLike<number>, opts?: SolveRateG
   for (let b = 0; b < o.resamples; b++) {
     movingBlockResample(first, l, rng, bufFirst);
     movingBlockResample(last, l, rng, bufLast);
-    stats[b] = meanOf(bufLast) - meanOf(bufFirst);
+    const g = meanOf(bufLast) - meanOf(bufFirst);
+    if (g - g !== 0) overflow('resampled');
+    stats[b] = g;
   }
   return {
-    estimate: lastQuartileMean - firstQuartileMean,
+    estimate,
     ...percentileInterval(stats, o.confidence),
     firstQuartileMean,
     lastQuartileMean,

@@ -119,3 +119,53 @@ describe('shapeReward', () => {
     );
   });
 });
+
+/** Issue 12 (fuzz): a shaped reward is finite or a coded error, as logLengthReward's. */
+describe('shapeReward / shapeRewards: no -Infinity', () => {
+  const long = { success: true, truncated: false, assistantTokens: 1e9 };
+  it('shapeReward refuses a penalty beyond float64 with the default floor (OUT_OF_RANGE naming opts.alpha)', () => {
+    const e = expectFrognanoError(() => shapeReward(long, { budget: 1, alpha: 1e308 }), 'OUT_OF_RANGE', 'shapeReward', 'opts.alpha', '-Infinity');
+    expect(e.field).toBe('opts.alpha');
+  });
+  it('shapeReward with a finite floor clamps the same penalty (no error)', () => {
+    expect(shapeReward(long, { budget: 1, alpha: 1e308, floor: -1 })).toBe(-1);
+  });
+  it('shapeReward refuses a floor of +Infinity (OUT_OF_RANGE naming opts.floor)', () => {
+    const e = expectFrognanoError(() => shapeReward({ ...long, assistantTokens: 5 }, { budget: 1000, alpha: 0.1, floor: Infinity }), 'OUT_OF_RANGE', 'opts.floor');
+    expect(e.field).toBe('opts.floor');
+  });
+  it('shapeRewards refuses it too, naming the outcome in the message', () => {
+    const e = expectFrognanoError(
+      () => shapeRewards([{ success: false, truncated: false, assistantTokens: 3 }, long], { budget: 1, alpha: 1e308 }),
+      'OUT_OF_RANGE',
+      'shapeRewards',
+      'outcomes[1]',
+    );
+    expect(e.field).toBe('opts.alpha');
+  });
+  it('the same alpha is fine where it cannot overflow (within budget, failures, truncations)', () => {
+    const r = shapeRewards(
+      [
+        { success: true, truncated: false, assistantTokens: 1 },
+        { success: false, truncated: false, assistantTokens: 1e9 },
+        { success: true, truncated: true, assistantTokens: 1e9 },
+      ],
+      { budget: 1, alpha: 1e308 },
+    );
+    expect(r.rewards).toEqual([1, 0, 0.5]);
+  });
+});
+
+describe('shapeRewards: the first refused outcome is named once', () => {
+  const ok = { success: true, truncated: false, assistantTokens: 3 };
+  it('a malformed outcome: the message names the function once, the field and index name the element', () => {
+    const e = expectFrognanoError(() => shapeRewards([ok, { ...ok, success: 'yes' } as never], { budget: 4, alpha: 0.2 }), 'INVALID_TYPE', 'outcomes[1].success');
+    expect(e.message.startsWith('shapeRewards: shapeRewards:')).toBe(false);
+    expect(e.field).toBe('outcomes[1].success');
+    expect(e.index).toEqual([1]);
+  });
+  it('a hole is named as a hole', () => {
+    const e = expectFrognanoError(() => shapeRewards(Object.assign([ok], { length: 3 }), { budget: 4, alpha: 0.2 }), 'INVALID_TYPE', 'outcomes[1]', 'hole');
+    expect(e.field).toBe('outcomes[1]');
+  });
+});

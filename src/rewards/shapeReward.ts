@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { extendedNumber, parseOptions, parseWith } from '../errors/validate.js';
 import { type Outcome, OutcomeSchema } from '../schema/outcome.js';
 import { logLengthUnchecked } from './logLengthReward.js';
@@ -32,6 +33,11 @@ export type ShapeRewardOptions = z.input<typeof ShapeRewardOptionsSchema>;
  * Keep the raw outcome (`success ? 1 : 0`) too: the zero-variance filter of
  * {@link groupAdvantages} runs on raw outcomes, not on shaped rewards.
  *
+ * The reward is always finite: a penalty beyond the float64 range (e.g.
+ * `assistantTokens: 1e9, budget: 1, alpha: 1e308`) with the default floor
+ * `-Infinity` is `OUT_OF_RANGE` naming `opts.alpha` (as {@link logLengthReward}
+ * does), and a `floor` of `+Infinity` is `OUT_OF_RANGE` naming `opts.floor`.
+ *
  * @throws FrognanoError `INVALID_TYPE`, `NON_FINITE` or `OUT_OF_RANGE` naming `outcome.*` or `opts.*`
  * @example shapeReward({ success: true, truncated: false, assistantTokens: 2000 }, { budget: 1000, alpha: 0.1 }) // 0.93069
  */
@@ -42,18 +48,38 @@ export function shapeReward(outcome: Outcome, opts: ShapeRewardOptions): number 
   return shapeParsed(o, p);
 }
 
-/** {@link shapeReward} on already validated input: for loops over many outcomes. @internal */
-export function shapeParsed(o: Outcome, p: z.output<typeof ShapeRewardOptionsSchema>): number {
+/**
+ * {@link shapeReward} on already validated input: for loops over many outcomes.
+ * `fn` and `at` (the outcome's index in a batch) name a non-finite reward's error. @internal
+ */
+export function shapeParsed(o: Outcome, p: z.output<typeof ShapeRewardOptionsSchema>, fn = 'shapeReward', at?: number): number {
   if (!o.success) return 0;
   if (o.truncated) return p.truncatedReward;
   if (!p.lengthPenalty) return 1;
-  return Math.max(p.floor, logLengthUnchecked(o.assistantTokens, p.budget, p.alpha));
+  const r = Math.max(p.floor, logLengthUnchecked(o.assistantTokens, p.budget, p.alpha));
+  if (r - r !== 0) nonFiniteReward(fn, o, p, r, at);
+  return r;
+}
+
+function nonFiniteReward(fn: string, o: Outcome, p: z.output<typeof ShapeRewardOptionsSchema>, r: number, at: number | undefined): never {
+  const which = at === undefined ? 'the reward' : `the reward of outcomes[${at}]`;
+  if (r === Infinity) {
+    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `opts.floor must be < Infinity: ${which} would be Infinity`, { fn, field: 'opts.floor' });
+  }
+  throw new FrognanoError(
+    ErrorCode.OUT_OF_RANGE,
+    `opts.alpha * ln(assistantTokens / budget) = ${p.alpha} * ${Math.log(o.assistantTokens / p.budget)} is beyond the float64 range: ${which} would be -Infinity; use a smaller alpha or a finite floor`,
+    { fn, field: 'opts.alpha' },
+  );
 }
 
 /**
  * {@link shapeReward} over many outcomes with one options parse, e.g. a whole
  * rollout batch. Returns the shaped rewards and the raw outcomes (1 / 0) to pass
  * as `filterBy` to {@link groupAdvantages}.
+ *
+ * @throws FrognanoError as {@link shapeReward}, naming `outcomes[i].*` or `opts.*` (a reward
+ *   beyond the float64 range: `OUT_OF_RANGE` naming `opts.alpha`, the message naming `outcomes[i]`)
  */
 export function shapeRewards(outcomes: readonly Outcome[], opts: ShapeRewardOptions): { rewards: number[]; raw: number[] } {
   const fn = 'shapeRewards';
@@ -65,12 +91,40 @@ export function shapeRewards(outcomes: readonly Outcome[], opts: ShapeRewardOpti
     const o = outcomes[i];
     // One tight check per element (the common, valid case); the first element it
     // refuses goes through the schema, which throws the coded error naming it.
-    if (!isOutcome(o)) return shapeParsedAll(parseWith(fn, 'outcomes', OutcomesSchema, outcomes), p);
-    rewards[i] = shapeParsed(o, p);
+    if (!isOutcome(o)) {
+      badOutcome(fn, i, o, outcomes);
+      return shapeParsedAll(parseWith(fn, 'outcomes', OutcomesSchema, outcomes), p); // (the schema accepted what the check refused)
+    }
+    rewards[i] = shapeParsed(o, p, fn, i);
     raw[i] = o.success ? 1 : 0;
   }
   if (n < 0) return shapeParsedAll(parseWith(fn, 'outcomes', OutcomesSchema, outcomes), p);
   return { rewards, raw };
+}
+
+/**
+ * Throws the coded error of the first refused outcome, parsing that element
+ * alone: a schema parse of the whole array would build one issue per bad
+ * element (50,000 bad labels took seconds).
+ */
+function badOutcome(fn: string, i: number, o: unknown, outcomes: readonly unknown[]): void {
+  if (o === undefined && !(i in outcomes)) {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `outcomes[${i}] is a hole of a sparse array (arrays must have every element)`, {
+      fn,
+      field: `outcomes[${i}]`,
+      index: [i],
+    });
+  }
+  try {
+    parseWith(fn, `outcomes[${i}]`, OutcomeSchema, o);
+  } catch (e) {
+    if (e instanceof FrognanoError) {
+      // e.message already starts with `${fn}: `, which the constructor adds again
+      const message = e.message.startsWith(`${fn}: `) ? e.message.slice(fn.length + 2) : e.message;
+      throw new FrognanoError(e.code, message, { fn, ...(e.field ? { field: e.field } : {}), index: [i, ...(e.index ?? [])] });
+    }
+    throw e;
+  }
 }
 
 /** The outcome array schema, built once. */
@@ -84,5 +138,5 @@ function isOutcome(o: unknown): o is Outcome {
 }
 
 function shapeParsedAll(arr: readonly Outcome[], p: z.output<typeof ShapeRewardOptionsSchema>): { rewards: number[]; raw: number[] } {
-  return { rewards: arr.map((o) => shapeParsed(o, p)), raw: arr.map((o) => (o.success ? 1 : 0)) };
+  return { rewards: arr.map((o, i) => shapeParsed(o, p, 'shapeRewards', i)), raw: arr.map((o) => (o.success ? 1 : 0)) };
 }

@@ -70,3 +70,21 @@ describe('checkpoints', () => {
   it('refuses a missing file', () => expectFrognanoError(() => loadCheckpoint(join(dir, 'none.ckpt')), 'CHECKPOINT_INVALID', 'cannot be read'));
   it('refuses weights of the wrong size', () => expectFrognanoError(() => decodeFloat32(encodeFloat32(new Float32Array(3)), 4, 'weights[2]'), 'CHECKPOINT_INVALID', 'weights[2]'));
 });
+
+/** Issue 12 (fuzz): the float32 codec checks its argument types before touching them. */
+describe('encodeFloat32 / decodeFloat32: bad arguments', () => {
+  it('encodeFloat32(null) is INVALID_TYPE', () => expect(expectFrognanoError(() => encodeFloat32(null as never), 'INVALID_TYPE', 'Float32Array').field).toBe('values'));
+  it('encodeFloat32 of a plain array is INVALID_TYPE', () => expect(expectFrognanoError(() => encodeFloat32([1, 2] as never), 'INVALID_TYPE').field).toBe('values'));
+  it('encodeFloat32 of a Float64Array is INVALID_TYPE', () => expect(expectFrognanoError(() => encodeFloat32(new Float64Array(2) as never), 'INVALID_TYPE').field).toBe('values'));
+  it('decodeFloat32({ length: 1e9 }) is INVALID_TYPE at once', () => {
+    const e = expectFrognanoError(() => decodeFloat32({ length: 1e9 } as never), 'INVALID_TYPE', 'base64 string');
+    expect(e.field).toBe('weights');
+  });
+  it('decodeFloat32 names the given field', () => expect(expectFrognanoError(() => decodeFloat32(5 as never, 1, 'optimizer.m[2]'), 'INVALID_TYPE').field).toBe('optimizer.m[2]'));
+  it('decodeFloat32 refuses a fractional expectedLength', () =>
+    expect(expectFrognanoError(() => decodeFloat32(encodeFloat32(new Float32Array(2)), 1.5), 'OUT_OF_RANGE').field).toBe('expectedLength'));
+  it('decodeFloat32 refuses a NaN expectedLength', () =>
+    expect(expectFrognanoError(() => decodeFloat32(encodeFloat32(new Float32Array(2)), NaN), 'NON_FINITE').field).toBe('expectedLength'));
+  it('decodeFloat32 refuses a non-string field name', () =>
+    expect(expectFrognanoError(() => decodeFloat32('', 0, Symbol('x') as never), 'INVALID_TYPE').field).toBe('field'));
+});

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
+import { describeValue, integerAtLeast } from '../errors/validate.js';
 
 /** The first line of every checkpoint file. */
 export interface CheckpointHeader {
@@ -108,27 +109,45 @@ export function loadCheckpoint(path: string): unknown {
 }
 
 /**
- * A float32 array as base64 of its little-endian bytes (exact, compact).
+ * A float32 array as base64 of its little-endian bytes (exact, compact; every bit
+ * pattern, NaN included, survives {@link decodeFloat32}).
  *
+ * @throws FrognanoError `INVALID_TYPE` when `values` is not a `Float32Array`
  * @example decodeFloat32(encodeFloat32(new Float32Array([0.1]))) // Float32Array [0.1]
  */
 export function encodeFloat32(values: Float32Array): string {
+  if (!(values instanceof Float32Array)) {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `values must be a Float32Array, got ${describeValue(values)}`, { fn: 'encodeFloat32', field: 'values' });
+  }
   return Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString('base64');
 }
 
 /**
  * The inverse of {@link encodeFloat32}.
  *
- * @throws FrognanoError `CHECKPOINT_INVALID` when the byte length is not a multiple of 4 (or of `4 * expectedLength`)
+ * @param b64 - the base64 text (its length bounds the work: nothing larger than it is allocated)
+ * @param expectedLength - the number of floats it must hold, an integer >= 0 (optional)
+ * @param field - the name used in error messages (default `'weights'`)
+ * @throws FrognanoError `INVALID_TYPE` (`b64` or `field` not a string), `OUT_OF_RANGE` / `NON_FINITE`
+ *   (`expectedLength` not an integer >= 0); `CHECKPOINT_INVALID` when the byte length is not a multiple
+ *   of 4 (or not `4 * expectedLength`)
  * @example decodeFloat32(saved.weights[0], policy.variables[0].size)
  */
 export function decodeFloat32(b64: string, expectedLength?: number, field = 'weights'): Float32Array {
+  const fn = 'decodeFloat32';
+  if (typeof field !== 'string') {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `field must be a string, got ${describeValue(field)}`, { fn, field: 'field' });
+  }
+  if (typeof b64 !== 'string') {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field} must be a base64 string, got ${describeValue(b64)}`, { fn, field });
+  }
+  if (expectedLength !== undefined) integerAtLeast(fn, 'expectedLength', expectedLength, 0);
   const bytes = Buffer.from(b64, 'base64');
   if (bytes.length % 4 !== 0 || (expectedLength !== undefined && bytes.length !== 4 * expectedLength)) {
     throw new FrognanoError(
       ErrorCode.CHECKPOINT_INVALID,
       `${field} holds ${bytes.length} bytes, expected ${expectedLength === undefined ? 'a multiple of 4' : 4 * expectedLength}`,
-      { fn: 'decodeFloat32', field },
+      { fn, field },
     );
   }
   const out = new Float32Array(bytes.length / 4);

@@ -20,7 +20,7 @@ export { generateRollouts, GenerateRolloutsOptionsSchema, sampleToken, yieldToEv
 export type { GenerateRolloutsOptions, Rollout, RolloutGroup } from './rollout.js';
 export { isFresh, policyLag, RolloutBuffer } from './rolloutBuffer.js';
 export type { TakeResult } from './rolloutBuffer.js';
-export { padBatch } from './batch.js';
+export { PAD_BATCH_MAX_CELLS, padBatch } from './batch.js';
 export type { PaddedBatch, SequenceInput } from './batch.js';
 export { Adam, AdamOptionsSchema, clipByGlobalNorm } from './adam.js';
 export type { AdamOptions, AdamState } from './adam.js';
@@ -39,5 +39,5 @@ export { TrainingProgress } from './progress.js';
 export type { ProgressState } from './progress.js';
 export { FrogNanoTrainer, TrainerOptionsSchema, trainingConfig } from './trainer.js';
 export type { RunControl, RunResult, TrainerOptions, TrainerState, UpdateRecord } from './trainer.js';
-export { renderTrainingReport, writeTrainingReport } from './report.js';
+export { renderTrainingReport, REPORT_MAX_HISTOGRAM_BINS, writeTrainingReport } from './report.js';
 export type { TrainingReportInput } from './report.js';

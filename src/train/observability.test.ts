@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { TaskPilotResult } from '../curriculum/taskPilot.js';
+import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { iterationBand } from '../curriculum/resolveRateBand.js';
 import { JsonlLog } from './jsonlLog.js';
 import { TrainingProgress } from './progress.js';
-import { renderTrainingReport } from './report.js';
+import { renderTrainingReport, REPORT_MAX_HISTOGRAM_BINS } from './report.js';
 import type { UpdateRecord } from './trainer.js';
 
 function sink(isTTY: boolean): Writable & { isTTY: boolean; text: () => string } {
@@ -123,5 +124,42 @@ describe('renderTrainingReport', () => {
   });
   it('renders an empty run', () => {
     expect(renderTrainingReport({ records: [], pilots: [] })).toContain('<h1>FrogNano training run</h1>');
+  });
+});
+
+/** Issue 12 (fuzz): renderTrainingReport checks what it draws (it threw TypeErrors on malformed input). */
+describe('renderTrainingReport: bad input', () => {
+  it('records: null is INVALID_TYPE naming input.records', () =>
+    expect(expectFrognanoError(() => renderTrainingReport({ records: null as never, pilots: [] }), 'INVALID_TYPE', 'renderTrainingReport').field).toBe('input.records'));
+  it('a null input is INVALID_TYPE naming input', () => expect(expectFrognanoError(() => renderTrainingReport(null as never), 'INVALID_TYPE').field).toBe('input'));
+  it('pilots: 5 is INVALID_TYPE naming input.pilots', () =>
+    expect(expectFrognanoError(() => renderTrainingReport({ records: [], pilots: 5 as never }), 'INVALID_TYPE').field).toBe('input.pilots'));
+  it('a record without solveRate is INVALID_TYPE naming it', () =>
+    expect(expectFrognanoError(() => renderTrainingReport({ records: [{ iteration: 1 } as never], pilots: [] }), 'INVALID_TYPE').field).toBe('input.records[0].step'));
+  it('a NaN entropy is NON_FINITE naming it', () => {
+    const r = { iteration: 1, step: 1, solveRate: 0.5, meanReward: 0.5, meanAssistantTokens: 3, entropy: NaN, keptTokenFraction: 1, groups: 1, zeroVarianceGroups: 0, policyLag: 0, lengthPenalty: false };
+    expect(expectFrognanoError(() => renderTrainingReport({ records: [r as never], pilots: [] }), 'NON_FINITE').field).toBe('input.records[0].entropy');
+  });
+  it('a held-out rate outside [0, 1] is OUT_OF_RANGE', () =>
+    expect(expectFrognanoError(() => renderTrainingReport({ records: [], pilots: [], heldOut: { before: 1e308, after: 0 } }), 'OUT_OF_RANGE').field).toBe('input.heldOut.before'));
+  it('a pilot step with 1e9 rollouts draws a bounded histogram', () => {
+    const p = {
+      iteration: 1,
+      band: iterationBand(1),
+      accepted: [],
+      candidates: [{ id: 'c', status: 'discarded', steps: [{ round: 0, task: 't', passed: 1, rollouts: 1e9, rate: 1e-9, decision: 'too-hard', action: 'discard' }] }],
+      rounds: [],
+      rolloutsUsed: 1e9,
+    };
+    const html = renderTrainingReport({ records: [], pilots: [p as never] });
+    expect(html.match(/<rect/g)!.length).toBe(2 * REPORT_MAX_HISTOGRAM_BINS);
+  });
+  it('an accepted candidate without steps is drawn, not a TypeError', () => {
+    const p = { iteration: 1, band: iterationBand(1), accepted: [], candidates: [{ id: 'c', status: 'accepted', steps: [] }], rounds: [], rolloutsUsed: 0 };
+    expect(renderTrainingReport({ records: [], pilots: [p as never] })).toContain('0 / 1 accepted');
+  });
+  it('a describe that returns a number is INVALID_TYPE naming input.describe', () => {
+    const p = { iteration: 1, band: iterationBand(1), accepted: [], candidates: [{ id: 'c', status: 'discarded', steps: [{ round: 0, task: 't', passed: 0, rollouts: 8, rate: 0, decision: 'too-hard', action: 'discard' }] }], rounds: [], rolloutsUsed: 8 };
+    expect(expectFrognanoError(() => renderTrainingReport({ records: [], pilots: [p as never], describe: () => 5 as never }), 'INVALID_TYPE').field).toBe('input.describe');
   });
 });

@@ -1,6 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { initialRates, type TaskPilotResult } from '../curriculum/taskPilot.js';
+import { z } from 'zod';
+import { functionSchema, parseWith } from '../errors/validate.js';
+import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
+import type { TaskPilotResult } from '../curriculum/taskPilot.js';
 import { solveRateGainCI } from '../metrics/solveRateGainCI.js';
 import type { UpdateRecord } from './trainer.js';
 
@@ -12,7 +15,7 @@ export interface TrainingReportInput<T> {
   records: readonly UpdateRecord[];
   /** The run's TaskPilot results (`RunResult.pilots`). */
   pilots: readonly TaskPilotResult<T>[];
-  /** Held-out solve rate before and after training. */
+  /** Held-out solve rate before and after training, each in [0, 1]. */
   heldOut?: { before: number; after: number; label?: string };
   /** Free lines shown under the title (configuration, timings). */
   notes?: readonly string[];
@@ -21,6 +24,60 @@ export interface TrainingReportInput<T> {
   /** Candidate histories listed per iteration. Default 6. */
   historiesPerIteration?: number;
 }
+
+/** The most bins of a report histogram (1001: rates in steps of 1/1000). */
+export const REPORT_MAX_HISTOGRAM_BINS = 1001;
+
+const num = () => z.number();
+/** What {@link renderTrainingReport} reads of an update record. */
+const ReportRecordSchema = z.looseObject({
+  iteration: num(),
+  step: num(),
+  solveRate: z.number().min(0).max(1),
+  meanReward: num(),
+  meanAssistantTokens: num(),
+  entropy: num(),
+  keptTokenFraction: num(),
+  groups: num(),
+  zeroVarianceGroups: num(),
+  policyLag: num(),
+  lengthPenalty: z.boolean(),
+});
+/** What {@link renderTrainingReport} reads of a TaskPilot result. */
+const ReportPilotSchema = z.looseObject({
+  iteration: num(),
+  band: z.looseObject({ low: num(), high: num(), lowInclusive: z.boolean(), highInclusive: z.boolean() }),
+  accepted: z.array(z.unknown()),
+  candidates: z.array(
+    z.looseObject({
+      id: z.string(),
+      status: z.string(),
+      steps: z.array(
+        z.looseObject({
+          task: z.unknown(),
+          passed: z.number().int().min(0),
+          rollouts: z.number().int().min(0),
+          rate: z.number().min(0).max(1),
+          action: z.string(),
+          reason: z.string().optional(),
+        }),
+      ),
+    }),
+  ),
+  rounds: z.array(z.looseObject({ round: num(), evaluated: num(), accepted: num() })),
+  rolloutsUsed: num(),
+});
+type ReportRecord = z.output<typeof ReportRecordSchema>;
+/** The input of {@link renderTrainingReport}, as checked. */
+const ReportInputSchema = z.looseObject({
+  title: z.string().optional(),
+  records: z.array(ReportRecordSchema),
+  pilots: z.array(ReportPilotSchema),
+  heldOut: z.looseObject({ before: z.number().min(0).max(1), after: z.number().min(0).max(1), label: z.string().optional() }).optional(),
+  notes: z.array(z.string()).optional(),
+  describe: functionSchema<(task: unknown) => string>('(task) => string').optional(),
+  historiesPerIteration: z.number().int().min(0).optional(),
+});
 
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2'];
 
@@ -34,17 +91,28 @@ const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2'
  * DPPO kept-token fraction and policy lag, and a few candidates' refinement
  * histories (Fig. 4 / 5).
  *
+ * The input is checked first (only the fields drawn are read; other fields of the
+ * records and pilots are ignored). A histogram has at most {@link REPORT_MAX_HISTOGRAM_BINS}
+ * bins, however many calibration rollouts a pilot declares.
+ *
+ * @throws FrognanoError `INVALID_TYPE` / `NON_FINITE` / `OUT_OF_RANGE` naming the field
+ *   (`input.records[3].solveRate`, `input.pilots[0].candidates[2].steps[0].rate`, ...), e.g. for
+ *   records that are not an array of update records; `INVALID_TYPE` naming `input.describe` when it
+ *   returns something other than a string
  * @example writeFileSync('report.html', renderTrainingReport({ records, pilots, heldOut: { before: 0.2, after: 0.5 } }));
  */
 export function renderTrainingReport<T>(input: TrainingReportInput<T>): string {
-  const title = input.title ?? 'FrogNano training run';
-  const recs = input.records;
+  const fn = 'renderTrainingReport';
+  const parsed = parseWith(fn, 'input', ReportInputSchema, input);
+  const describeTask = parsed.describe as ((task: T) => string) | undefined;
+  const title = parsed.title ?? 'FrogNano training run';
+  const recs = parsed.records;
   const bounds = iterationBounds(recs);
   const parts: string[] = [];
   parts.push(`<h1>${esc(title)}</h1>`);
-  for (const n of input.notes ?? []) parts.push(`<p class="note">${esc(n)}</p>`);
-  if (input.heldOut) {
-    const { before, after, label } = input.heldOut;
+  for (const n of parsed.notes ?? []) parts.push(`<p class="note">${esc(n)}</p>`);
+  if (parsed.heldOut) {
+    const { before, after, label } = parsed.heldOut;
     parts.push(
       `<h2>Held-out solve rate${label ? ` (${esc(label)})` : ''}</h2><p class="big">${pct(before)} &rarr; <b>${pct(after)}</b> (${after >= before ? '+' : ''}${((after - before) * 100).toFixed(1)} points)</p>`,
     );
@@ -83,12 +151,15 @@ export function renderTrainingReport<T>(input: TrainingReportInput<T>): string {
     );
     parts.push(lineChart([{ name: 'mean policy lag', values: recs.map((r) => r.policyLag) }], { yMin: 0, markers: bounds, height: 120 }));
   }
-  if (input.pilots.length > 0) {
+  if (parsed.pilots.length > 0) {
     parts.push('<h2>TaskPilot: p&#770; of the candidates (first evaluation) and of the accepted tasks</h2><div class="row">');
-    for (const p of input.pilots) {
-      const first = initialRates(p);
-      const acceptedRates = p.candidates.filter((c) => c.status === 'accepted').map((c) => c.steps[c.steps.length - 1]!.rate);
-      const n = Math.max(1, ...p.candidates.flatMap((c) => c.steps.map((s) => s.rollouts)));
+    for (const p of parsed.pilots) {
+      const first: number[] = [];
+      for (const c of p.candidates) if (c.steps.length > 0) first.push(c.steps[0]!.rate); // as initialRates(p)
+      const acceptedRates = p.candidates.filter((c) => c.status === 'accepted' && c.steps.length > 0).map((c) => c.steps[c.steps.length - 1]!.rate);
+      let n = 1;
+      for (const c of p.candidates) for (const st of c.steps) n = Math.max(n, st.rollouts);
+      n = Math.min(n, REPORT_MAX_HISTOGRAM_BINS - 1);
       parts.push(
         `<div><h3>iteration ${p.iteration}: ${p.accepted.length} / ${p.candidates.length} accepted</h3>${histogram(
           [
@@ -100,16 +171,23 @@ export function renderTrainingReport<T>(input: TrainingReportInput<T>): string {
       );
     }
     parts.push('</div>');
-    if (input.describe) {
+    if (describeTask) {
+      const describe = (task: unknown): string => {
+        const d: unknown = describeTask(task as T);
+        if (typeof d !== 'string') {
+          throw new FrognanoError(ErrorCode.INVALID_TYPE, `input.describe must return a string, got ${typeof d}`, { fn, field: 'input.describe' });
+        }
+        return d;
+      };
       parts.push('<h2>Candidate histories (generate, evaluate, refine, re-evaluate)</h2>');
-      for (const p of input.pilots) {
+      for (const p of parsed.pilots) {
         const refinedThenAccepted = p.candidates.filter((c) => c.status === 'accepted' && c.steps.length > 1);
-        const shown = [...refinedThenAccepted, ...p.candidates.filter((c) => c.status !== 'accepted')].slice(0, input.historiesPerIteration ?? 6);
+        const shown = [...refinedThenAccepted, ...p.candidates.filter((c) => c.status !== 'accepted')].slice(0, parsed.historiesPerIteration ?? 6);
         const rows = shown
           .map(
             (c) =>
               `<tr><td>${esc(c.id)}</td><td>${c.steps
-                .map((s) => `${esc(input.describe!(s.task))} &nbsp; p&#770;=${s.passed}/${s.rollouts} &rarr; ${esc(s.action)}${s.reason ? ` (${esc(s.reason)})` : ''}`)
+                .map((s) => `${esc(describe(s.task))} &nbsp; p&#770;=${s.passed}/${s.rollouts} &rarr; ${esc(s.action)}${s.reason ? ` (${esc(s.reason)})` : ''}`)
                 .join('<br>')}</td><td>${esc(c.status)}</td></tr>`,
           )
           .join('');
@@ -136,7 +214,7 @@ export function writeTrainingReport<T>(path: string, input: TrainingReportInput<
   writeFileSync(path, renderTrainingReport(input));
 }
 
-function iterationBounds(recs: readonly UpdateRecord[]): { at: number; label: string }[] {
+function iterationBounds(recs: readonly ReportRecord[]): { at: number; label: string }[] {
   const out: { at: number; label: string }[] = [];
   recs.forEach((r, i) => {
     if (i === 0 || recs[i - 1]!.iteration !== r.iteration) out.push({ at: i, label: `it ${r.iteration}` });
@@ -144,7 +222,7 @@ function iterationBounds(recs: readonly UpdateRecord[]): { at: number; label: st
   return out;
 }
 
-function gainRows(recs: readonly UpdateRecord[]): string[] {
+function gainRows(recs: readonly ReportRecord[]): string[] {
   const byIt = new Map<number, number[]>();
   for (const r of recs) {
     const a = byIt.get(r.iteration) ?? [];
@@ -174,10 +252,19 @@ function lineChart(series: Series[], opts: { yMin?: number; yMax?: number; marke
   const R = 10;
   const T = 10;
   const B = 24;
-  const n = Math.max(1, ...series.map((s) => s.values.length));
-  const all = series.flatMap((s) => s.values.filter((v) => Number.isFinite(v)));
-  const yMin = opts.yMin ?? Math.min(0, ...all);
-  let yMax = opts.yMax ?? Math.max(...all, yMin + 1e-9);
+  let n = 1;
+  let lo = 0;
+  let hi = -Infinity;
+  for (const s of series) {
+    n = Math.max(n, s.values.length);
+    for (const v of s.values) {
+      if (!Number.isFinite(v)) continue;
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
+  }
+  const yMin = opts.yMin ?? lo;
+  let yMax = opts.yMax ?? Math.max(hi, yMin + 1e-9);
   if (yMax <= yMin) yMax = yMin + 1;
   const x = (i: number): number => L + (n <= 1 ? 0 : (i / (n - 1)) * (W - L - R));
   const y = (v: number): number => T + (1 - (v - yMin) / (yMax - yMin)) * (H - T - B);
@@ -210,7 +297,8 @@ function histogram(series: Series[], n: number): string {
     for (const v of s.values) c[Math.min(bins - 1, Math.max(0, Math.round(v * n)))]!++;
     return c;
   });
-  const max = Math.max(1, ...counts.flat());
+  let max = 1;
+  for (const c of counts) for (const v of c) max = Math.max(max, v);
   const bw = (W - L - 6) / bins;
   const out: string[] = [`<svg width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" xmlns="http://www.w3.org/2000/svg">`];
   counts.forEach((c, k) => {

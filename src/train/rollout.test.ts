@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
+import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
 import { bigramPolicy, matrix, TOK, toyEnv, type ToyTask } from '../../test/train/helpers.js';
 import { SeededRng } from './rng.js';
 import { generateRollouts, sampleToken } from './rollout.js';
@@ -148,5 +148,49 @@ describe('sampleToken', () => {
     const { token, logp } = sampleToken(z, 0, 3, 0.5, new SeededRng(1));
     expect(logp).toBeCloseTo(logSoftmax(z, token, 0.5), 14);
     expect(sampleToken(z, 0, 3, 0, new SeededRng(1))).toEqual({ token: 2, logp: logSoftmax(z, 2) });
+  });
+});
+
+/** Issue 12 (fuzz): sampleToken checks its arguments against z and stays finite at the float64 edge. */
+describe('sampleToken: bad arguments', () => {
+  const rng = () => new SeededRng(1);
+  it('refuses V beyond z (2 ** 32 over two logits) at once', () => {
+    const e = expectFrognanoError(() => sampleToken([0, Math.log(3)], 0, 2 ** 32, 1, rng()), 'OUT_OF_RANGE', 'offset + V', 'length 2');
+    expect(e.field).toBe('V');
+  });
+  it('refuses an offset past z', () => {
+    const e = expectFrognanoError(() => sampleToken([0, 1], 2, 1, 1, rng()), 'OUT_OF_RANGE', 'length 2');
+    expect(e.field).toBe('V');
+  });
+  it('refuses a fractional V', () => expect(expectFrognanoError(() => sampleToken([0, 1], 0, 1.5, 1, rng()), 'OUT_OF_RANGE').field).toBe('V'));
+  it('refuses V 0', () => expect(expectFrognanoError(() => sampleToken([0, 1], 0, 0, 1, rng()), 'OUT_OF_RANGE').field).toBe('V'));
+  it('refuses a negative offset', () => expect(expectFrognanoError(() => sampleToken([0, 1], -1, 1, 1, rng()), 'OUT_OF_RANGE').field).toBe('offset'));
+  it('refuses a NaN offset', () => expect(expectFrognanoError(() => sampleToken([0, 1], NaN, 1, 1, rng()), 'NON_FINITE').field).toBe('offset'));
+  it('refuses z that is not an array', () => expect(expectFrognanoError(() => sampleToken({ length: 1e9 } as never, 0, 2, 1, rng()), 'INVALID_TYPE').field).toBe('z'));
+  it('refuses a DataView z', () => expect(expectFrognanoError(() => sampleToken(new DataView(new ArrayBuffer(8)) as never, 0, 1, 1, rng()), 'INVALID_TYPE').field).toBe('z'));
+  it('refuses a NaN logit, naming it', () => expect(expectFrognanoError(() => sampleToken([0, NaN, 1], 0, 3, 1, rng()), 'NON_FINITE').field).toBe('z[1]'));
+  it('refuses a non-number logit, naming it', () => expect(expectFrognanoError(() => sampleToken([0, 1, 'x'] as never, 1, 2, 1, rng()), 'INVALID_TYPE').field).toBe('z[2]'));
+  it('refuses a negative temperature', () => expect(expectFrognanoError(() => sampleToken([0, 1], 0, 2, -1, rng()), 'OUT_OF_RANGE').field).toBe('temperature'));
+  it('refuses an infinite temperature', () => expect(expectFrognanoError(() => sampleToken([0, 1], 0, 2, Infinity, rng()), 'NON_FINITE').field).toBe('temperature'));
+  it('refuses an rng without next()', () => expect(expectFrognanoError(() => sampleToken([0, 1], 0, 2, 1, {} as never), 'INVALID_TYPE').field).toBe('rng'));
+  it('refuses an rng whose next() is outside [0, 1)', () =>
+    expect(expectFrognanoError(() => sampleToken([0, 1], 0, 2, 1, { next: () => 1 } as never), 'OUT_OF_RANGE').field).toBe('rng'));
+  it('a temperature of 5e-324 (z / t overflows) is finite and picks the argmax', () => {
+    const r = sampleToken([0, Math.log(3), -1], 0, 3, 5e-324, rng());
+    expect(r).toEqual({ token: 1, logp: 0 });
+    const g = sampleToken([-1, -2], 0, 2, 5e-324, rng()); // every z / t is -Infinity
+    expect(g).toEqual({ token: 0, logp: 0 });
+  });
+  it('logits at ±1e308 with temperature 0.5 stay finite', () => {
+    for (let s = 0; s < 20; s++) {
+      const r = sampleToken([1e308, -1e308, 1e308], 0, 3, 0.5, new SeededRng(s));
+      expect([0, 2]).toContain(r.token);
+      expect(r.logp).toBeCloseTo(-Math.log(2), 12);
+    }
+  });
+  it('reads only z[offset .. offset + V)', () => {
+    const r = sampleToken([NaN, 0, 5, NaN], 1, 2, 0, rng());
+    expect(r.token).toBe(1);
+    expect(r.logp).toBeCloseTo(-Math.log1p(Math.exp(-5)), 14);
   });
 });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { resolveRate } from '../curriculum/resolveRate.js';
 import { type Environment, type Episode, type TaskLimits, type Turn, type Verdict, verifyEpisode } from '../env/environment.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { parseOptions } from '../errors/validate.js';
+import { describeValue, finiteNumber, integerAtLeast, isArrayLikeOfAny, parseOptions } from '../errors/validate.js';
 import type { Policy } from './policy.js';
 import { SeededRng } from './rng.js';
 
@@ -240,8 +240,18 @@ async function lastPositionLogits(policy: Policy, rows: Row[], pad: number): Pro
 /**
  * Draws one token from `softmax(z[offset .. offset + V) / temperature)` (argmax when
  * temperature is 0), in float64, by inverse CDF on one uniform draw; returns it with its
- * log-probability under the same tempered distribution.
+ * log-probability under the same tempered distribution. A temperature so small (or
+ * logits so large) that `z / temperature` overflows is computed as
+ * `(z - max z) / temperature`, which cannot: the result is finite for every finite input.
  *
+ * @param z - logits (an array or typed array); only `z[offset .. offset + V)` is read, and must be finite
+ * @param offset - first index, an integer >= 0
+ * @param V - vocabulary size, an integer >= 1 with `offset + V <= z.length`
+ * @param temperature - a finite number >= 0 (0: greedy)
+ * @param rng - the stream (a {@link SeededRng}, or any object whose `next()` returns a number in [0, 1))
+ * @throws FrognanoError `INVALID_TYPE` (`z` not an array, a non-number logit naming `z[i]`, `rng`
+ *   without `next`), `NON_FINITE` (a NaN/±Infinity logit naming `z[i]`, or argument), `OUT_OF_RANGE`
+ *   (`offset` / `V` not integers >= 0 / >= 1, `offset + V > z.length` naming `V`, `temperature < 0`)
  * @example sampleToken([0, Math.log(3)], 0, 2, 1, new SeededRng(1)) // { token: 1, logp: log(3/4) } three times in four
  */
 export function sampleToken(
@@ -251,31 +261,86 @@ export function sampleToken(
   temperature: number,
   rng: SeededRng,
 ): { token: number; logp: number } {
+  const fn = 'sampleToken';
+  if (!isArrayLikeOfAny(z)) throw new FrognanoError(ErrorCode.INVALID_TYPE, `z must be an array of numbers, got ${describeValue(z)}`, { fn, field: 'z' });
+  integerAtLeast(fn, 'offset', offset, 0);
+  integerAtLeast(fn, 'V', V, 1);
+  if (offset + V > z.length) {
+    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `offset + V = ${offset + V} is beyond z (length ${z.length})`, { fn, field: 'V' });
+  }
+  if (finiteNumber(fn, 'temperature', temperature) < 0) {
+    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `temperature must be >= 0, got ${temperature}`, { fn, field: 'temperature' });
+  }
+  if (rng === null || typeof rng !== 'object' || typeof (rng as { next?: unknown }).next !== 'function') {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `rng must be a SeededRng (an object with next(): number in [0, 1)), got ${describeValue(rng)}`, { fn, field: 'rng' });
+  }
   const tau = temperature === 0 ? 1 : temperature;
   let max = -Infinity;
   let argmax = 0;
   for (let k = 0; k < V; k++) {
-    const v = z[offset + k]! / tau;
+    const x = z[offset + k]!;
+    if (typeof x !== 'number' || x - x !== 0) finiteNumber(fn, `z[${offset + k}]`, x);
+    const v = x / tau;
     if (v > max) {
       max = v;
       argmax = k;
     }
   }
+  if (max - max !== 0) return sampleShifted(z, offset, V, tau, temperature === 0, rng);
   let sum = 0;
   for (let k = 0; k < V; k++) sum += Math.exp(z[offset + k]! / tau - max);
   const logSum = Math.log(sum);
   if (temperature === 0) return { token: argmax, logp: z[offset + argmax]! / tau - max - logSum };
-  const u = rng.next() * sum;
+  const u = uniform(rng) * sum;
   let acc = 0;
-  let token = V - 1;
+  let token = argmax;
   for (let k = 0; k < V; k++) {
-    acc += Math.exp(z[offset + k]! / tau - max);
-    if (u < acc) {
-      token = k;
-      break;
-    }
+    const p = Math.exp(z[offset + k]! / tau - max);
+    acc += p;
+    // (u < acc fails only by rounding at the very top: then the last token with mass)
+    if (p > 0) token = k;
+    if (u < acc) break;
   }
   return { token, logp: z[offset + token]! / tau - max - logSum };
+}
+
+/**
+ * {@link sampleToken} where `z / tau` overflows: the logits are shifted by their
+ * maximum first, `w = (z - max z) / tau <= 0` (at most -Infinity, never NaN).
+ */
+function sampleShifted(z: ArrayLike<number>, offset: number, V: number, tau: number, greedy: boolean, rng: SeededRng): { token: number; logp: number } {
+  let zmax = -Infinity;
+  let argmax = 0;
+  for (let k = 0; k < V; k++) {
+    if (z[offset + k]! > zmax) {
+      zmax = z[offset + k]!;
+      argmax = k;
+    }
+  }
+  const w = (k: number): number => (z[offset + k]! - zmax) / tau;
+  let sum = 0;
+  for (let k = 0; k < V; k++) sum += Math.exp(w(k));
+  const logSum = Math.log(sum);
+  if (greedy) return { token: argmax, logp: w(argmax) - logSum };
+  const u = uniform(rng) * sum;
+  let acc = 0;
+  let token = argmax;
+  for (let k = 0; k < V; k++) {
+    const p = Math.exp(w(k));
+    acc += p;
+    if (p > 0) token = k;
+    if (u < acc) break;
+  }
+  return { token, logp: w(token) - logSum };
+}
+
+/** One draw of `rng.next()`, checked to be in [0, 1). */
+function uniform(rng: SeededRng): number {
+  const u: unknown = rng.next();
+  if (typeof u !== 'number' || !(u >= 0 && u < 1)) {
+    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `rng.next() must return a number in [0, 1), got ${describeValue(u)}`, { fn: 'sampleToken', field: 'rng' });
+  }
+  return u;
 }
 
 function endTurn(row: Row, end: Turn['end']): void {

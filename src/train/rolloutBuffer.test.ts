@@ -84,3 +84,25 @@ describe('RolloutBuffer', () => {
     expectFrognanoError(() => new RolloutBuffer().push({ policyVersion: undefined as never }), 'INVALID_TYPE', 'policyVersion'));
   it('rejects a fractional maxLag', () => expectFrognanoError(() => new RolloutBuffer({ maxLag: 1.5 }), 'OUT_OF_RANGE', 'maxLag'));
 });
+
+/** `[[...[0]...]]`, `depth` levels deep. */
+function deepNest(depth: number): unknown {
+  let v: unknown = 0;
+  for (let i = 0; i < depth; i++) v = [v];
+  return v;
+}
+
+/** Issue 12 (fuzz): versions that cannot be printed (no prototype, deep nests) give coded errors, not TypeErrors. */
+describe('policyLag / isFresh: unprintable arguments', () => {
+  it('policyLag(Object.create(null), 5) is INVALID_TYPE naming producedBy', () =>
+    expect(expectFrognanoError(() => policyLag(Object.create(null) as never, 5), 'INVALID_TYPE', 'producedBy').field).toBe('producedBy'));
+  it('policyLag(deepNest(10 000), 5) is INVALID_TYPE, not a stack overflow', () =>
+    expect(expectFrognanoError(() => policyLag(deepNest(10_000) as never, 5), 'INVALID_TYPE').field).toBe('producedBy'));
+  it('policyLag(1, NaN) is NON_FINITE naming learnerVersion', () => expect(expectFrognanoError(() => policyLag(1, NaN), 'NON_FINITE').field).toBe('learnerVersion'));
+  it('isFresh(Object.create(null), 5, 1) is INVALID_TYPE naming producedBy', () =>
+    expect(expectFrognanoError(() => isFresh(Object.create(null) as never, 5, 1), 'INVALID_TYPE').field).toBe('producedBy'));
+  it('isFresh(3, 5, Object.create(null)) is INVALID_TYPE naming maxLag', () =>
+    expect(expectFrognanoError(() => isFresh(3, 5, Object.create(null) as never), 'INVALID_TYPE').field).toBe('maxLag'));
+  it('RolloutBuffer refuses an unprintable policyVersion with a coded error', () =>
+    expectFrognanoError(() => new RolloutBuffer().push({ policyVersion: Object.create(null) as never }), 'INVALID_TYPE', 'policyVersion'));
+});

@@ -1,4 +1,5 @@
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
+import { describeValue, integerAtLeast } from '../errors/validate.js';
 
 /**
  * Policy lag of rollouts produced by version `producedBy` when the learner is
@@ -6,16 +7,13 @@ import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
  * "the rollout buffer admits only a small policy-version lag", 1 or 3 in Table 2).
  *
  * @throws FrognanoError `OUT_OF_RANGE` when a version is not an integer >= 0 or the rollouts are newer than the learner
+ *   (`INVALID_TYPE` for a non-number, `NON_FINITE` for NaN/±Infinity), naming `producedBy` / `learnerVersion`
  * @example policyLag(4, 5) // 1
  */
 export function policyLag(producedBy: number, learnerVersion: number): number {
   const fn = 'policyLag';
-  for (const [field, v] of [
-    ['producedBy', producedBy],
-    ['learnerVersion', learnerVersion],
-  ] as const) {
-    if (!Number.isInteger(v) || v < 0) throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `${field} must be an integer >= 0, got ${v}`, { fn, field });
-  }
+  integerAtLeast(fn, 'producedBy', producedBy, 0);
+  integerAtLeast(fn, 'learnerVersion', learnerVersion, 0);
   if (producedBy > learnerVersion) {
     throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `producedBy (${producedBy}) is newer than learnerVersion (${learnerVersion})`, {
       fn,
@@ -29,12 +27,11 @@ export function policyLag(producedBy: number, learnerVersion: number): number {
  * The lag rule: rollouts may train the learner only while
  * `policyLag(producedBy, learnerVersion) <= maxLag`.
  *
+ * @throws FrognanoError as {@link policyLag}, and for `maxLag` not an integer >= 0 (naming `maxLag`)
  * @example isFresh(3, 5, 1) // false (lag 2)
  */
 export function isFresh(producedBy: number, learnerVersion: number, maxLag: number): boolean {
-  if (!Number.isInteger(maxLag) || maxLag < 0) {
-    throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `maxLag must be an integer >= 0, got ${maxLag}`, { fn: 'isFresh', field: 'maxLag' });
-  }
+  integerAtLeast('isFresh', 'maxLag', maxLag, 0);
   return policyLag(producedBy, learnerVersion) <= maxLag;
 }
 
@@ -68,7 +65,7 @@ export class RolloutBuffer<G extends { policyVersion: number }> {
   constructor(opts: { maxLag?: number } = {}) {
     const maxLag = opts.maxLag ?? 1;
     if (!Number.isInteger(maxLag) || maxLag < 0) {
-      throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `maxLag must be an integer >= 0, got ${maxLag}`, { fn: 'RolloutBuffer', field: 'opts.maxLag' });
+      throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `maxLag must be an integer >= 0, got ${describeValue(maxLag)}`, { fn: 'RolloutBuffer', field: 'opts.maxLag' });
     }
     this.maxLag = maxLag;
   }
@@ -82,7 +79,7 @@ export class RolloutBuffer<G extends { policyVersion: number }> {
   push(...groups: G[]): void {
     for (const g of groups) {
       if (!Number.isInteger(g?.policyVersion) || g.policyVersion < 0) {
-        throw new FrognanoError(ErrorCode.INVALID_TYPE, `a group must carry an integer policyVersion >= 0, got ${String(g?.policyVersion)}`, {
+        throw new FrognanoError(ErrorCode.INVALID_TYPE, `a group must carry an integer policyVersion >= 0, got ${describeValue(g?.policyVersion)}`, {
           fn: 'RolloutBuffer.push',
           field: 'policyVersion',
         });

@@ -1,11 +1,12 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
+import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
 import { bigramPolicy, matrix, TOK, toyEnv } from '../../test/train/helpers.js';
 import { policyOutcomeEstimator } from './estimator.js';
 import { evaluateSolveRate } from './evaluate.js';
 import { readWeights } from './policy.js';
-import { sftPretrain } from './sft.js';
+import { SeededRng } from './rng.js';
+import { sftPretrain, shuffle } from './sft.js';
 
 beforeAll(async () => {
   await tf.setBackend('cpu');
@@ -59,4 +60,23 @@ describe('evaluateSolveRate and policyOutcomeEstimator', () => {
   it('rejects no tasks', () => expectFrognanoErrorAsync(() => evaluateSolveRate(bigramPolicy(right), toyEnv(), []), 'EMPTY_INPUT', 'tasks'));
   it('rejects samples 0', () =>
     expectFrognanoErrorAsync(() => evaluateSolveRate(bigramPolicy(right), toyEnv(), [{ id: 'a', prompt: [4], answer: [4] }], { samples: 0 }), 'OUT_OF_RANGE', 'opts.samples'));
+});
+
+/** Issue 12 (fuzz): shuffle validates its arguments (it used to return NaN, or loop 1e9 times). */
+describe('shuffle: bad arguments', () => {
+  it('shuffles in place, reproducibly', () => {
+    const a = shuffle([1, 2, 3, 4, 5], new SeededRng(3));
+    expect([...a].sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(shuffle([1, 2, 3, 4, 5], new SeededRng(3))).toEqual(a);
+  });
+  it('refuses NaN', () => expect(expectFrognanoError(() => shuffle(NaN as never, new SeededRng(3)), 'INVALID_TYPE', 'xs').field).toBe('xs'));
+  it('refuses { length: 1e9 } at once', () => expect(expectFrognanoError(() => shuffle({ length: 1e9 } as never, new SeededRng(3)), 'INVALID_TYPE').field).toBe('xs'));
+  it('refuses a hole, naming it', () => {
+    const e = expectFrognanoError(() => shuffle(Object.assign([1, 2], { length: 4 }), new SeededRng(3)), 'INVALID_TYPE', 'xs[2]');
+    expect(e.field).toBe('xs[2]');
+  });
+  it('refuses a frozen array', () => expect(expectFrognanoError(() => shuffle(Object.freeze([1, 2, 3]) as never, new SeededRng(3)), 'INVALID_TYPE').field).toBe('xs'));
+  it('refuses an rng without next()', () => expect(expectFrognanoError(() => shuffle([1, 2], null as never), 'INVALID_TYPE').field).toBe('rng'));
+  it('refuses an rng whose next() is outside [0, 1)', () =>
+    expect(expectFrognanoError(() => shuffle([1, 2], { next: () => 5 } as never), 'OUT_OF_RANGE').field).toBe('rng'));
 });

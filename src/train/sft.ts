@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import type { Demonstration } from '../env/taskFamily.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { parseOptions, functionSchema } from '../errors/validate.js';
+import { describeValue, parseOptions, functionSchema } from '../errors/validate.js';
 import { sftLoss } from '../losses/sftLoss.js';
 import { tokenLogProbs } from '../losses/tokenLogProbs.js';
 import { Adam, clipByGlobalNorm } from './adam.js';
@@ -94,10 +94,38 @@ async function sftStep(policy: Policy, adam: Adam, demos: readonly Demonstration
   }
 }
 
-/** Fisher–Yates shuffle in place with a seeded stream. */
+/**
+ * Fisher–Yates shuffle in place with a seeded stream; returns `xs`.
+ *
+ * @param xs - a mutable array without holes (a sparse array would be filled with `undefined`)
+ * @param rng - the stream (a {@link SeededRng}, or any object whose `next()` returns a number in [0, 1))
+ * @throws FrognanoError `INVALID_TYPE` (`xs` not an array, frozen, or with a hole naming `xs[i]`;
+ *   `rng` without a `next` method), `OUT_OF_RANGE` (`rng.next()` outside [0, 1))
+ * @example shuffle([1, 2, 3, 4], new SeededRng(3)) // the same permutation for the same seed
+ */
 export function shuffle<X>(xs: X[], rng: SeededRng): X[] {
+  const fn = 'shuffle';
+  if (!Array.isArray(xs)) {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `xs must be an array, got ${describeValue(xs)}`, { fn, field: 'xs' });
+  }
+  if (Object.isFrozen(xs) && xs.length > 1) {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, 'xs must be a mutable array (it is shuffled in place), got a frozen one', { fn, field: 'xs' });
+  }
+  const n = xs.length;
+  for (let i = 0; i < n; i++) {
+    if (!(i in xs)) {
+      throw new FrognanoError(ErrorCode.INVALID_TYPE, `xs[${i}] is a hole of a sparse array (arrays must have every element)`, { fn, field: `xs[${i}]`, index: [i] });
+    }
+  }
+  if (rng === null || typeof rng !== 'object' || typeof (rng as { next?: unknown }).next !== 'function') {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `rng must be a SeededRng (an object with next(): number in [0, 1)), got ${describeValue(rng)}`, { fn, field: 'rng' });
+  }
   for (let i = xs.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
+    const u: unknown = rng.next();
+    if (typeof u !== 'number' || !(u >= 0 && u < 1)) {
+      throw new FrognanoError(ErrorCode.OUT_OF_RANGE, `rng.next() must return a number in [0, 1), got ${describeValue(u)}`, { fn, field: 'rng' });
+    }
+    const j = Math.floor(u * (i + 1));
     const t = xs[i]!;
     xs[i] = xs[j]!;
     xs[j] = t;

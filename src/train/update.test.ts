@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
+import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
 import { bigramPolicy, matrix, toyEnv, type ToyTask } from '../../test/train/helpers.js';
 import { groupAdvantages } from '../advantage/groupAdvantages.js';
 import type { Verdict } from '../env/environment.js';
@@ -155,5 +155,30 @@ describe('dppoUpdate', () => {
   it('rejects a missing reward budget', async () => {
     const policy = bigramPolicy(matrix(V, 0));
     await expectFrognanoErrorAsync(() => dppoUpdate(policy, new Adam(policy.variables), toyEnv(), [], { reward: {} as never }), 'INVALID_TYPE', 'opts.reward.budget');
+  });
+});
+
+/** Issue 12 (fuzz): groupRewardsAndAdvantages validates the groups it reads (it threw TypeErrors). */
+describe('groupRewardsAndAdvantages: bad input', () => {
+  const reward = { budget: 2, alpha: 0.5 };
+  const verdict = (success: boolean) => ({ success, truncated: false, reason: null, assistantTokens: 2 });
+  it('groupRewardsAndAdvantages(5, reward) is INVALID_TYPE naming groups', () =>
+    expect(expectFrognanoError(() => groupRewardsAndAdvantages(5 as never, reward), 'INVALID_TYPE', 'groupRewardsAndAdvantages').field).toBe('groups'));
+  it('refuses a group without rollouts array', () =>
+    expect(expectFrognanoError(() => groupRewardsAndAdvantages([{ task: 1, policyVersion: 0 }] as never, reward), 'INVALID_TYPE').field).toBe('groups[0].rollouts'));
+  it('refuses a bad verdict, naming it', () => {
+    const groups = [{ task: 1, policyVersion: 0, rollouts: [{ verdict: verdict(true) }, { verdict: { ...verdict(false), assistantTokens: NaN } }] }];
+    const e = expectFrognanoError(() => groupRewardsAndAdvantages(groups as never, reward), 'NON_FINITE');
+    expect(e.field).toBe('groups[0].rollouts[1].verdict.assistantTokens');
+  });
+  it('refuses no group', () => expect(expectFrognanoError(() => groupRewardsAndAdvantages([], reward), 'EMPTY_INPUT').field).toBe('groups'));
+  it('refuses a group of no rollouts', () =>
+    expect(expectFrognanoError(() => groupRewardsAndAdvantages([{ task: 1, policyVersion: 0, rollouts: [] }] as never, reward), 'EMPTY_INPUT').field).toBe('groups[0].rollouts'));
+  it('refuses bad reward options, naming reward', () =>
+    expect(expectFrognanoError(() => groupRewardsAndAdvantages([{ task: 1, policyVersion: 0, rollouts: [{ verdict: verdict(true) }] }] as never, { budget: 0, alpha: 0.5 }), 'OUT_OF_RANGE').field).toBe('reward.budget'));
+  it('takes verdict-only rollouts', () => {
+    const r = groupRewardsAndAdvantages([{ task: 1, policyVersion: 0, rollouts: [{ verdict: verdict(true) }, { verdict: verdict(false) }] }] as never, reward);
+    expect(r.raw).toEqual([[1, 0]]);
+    expect(r.kept).toEqual([true]);
   });
 });

@@ -4,11 +4,12 @@ import { broadcastToTokens } from '../advantage/broadcastToTokens.js';
 import { groupAdvantages } from '../advantage/groupAdvantages.js';
 import type { Environment } from '../env/environment.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { parseOptions } from '../errors/validate.js';
+import { parseOptions, parseWith } from '../errors/validate.js';
 import { dppoDiagnostics, dppoLoss, DppoLossOptionsSchema } from '../losses/dppoLoss.js';
 import { tokenEntropy } from '../losses/tokenEntropy.js';
 import { tokenLogProbs } from '../losses/tokenLogProbs.js';
 import { ShapeRewardOptionsSchema, shapeRewards } from '../rewards/shapeReward.js';
+import { OutcomeSchema } from '../schema/outcome.js';
 import { type Adam, clipByGlobalNorm } from './adam.js';
 import { padBatch, type SequenceInput } from './batch.js';
 import type { Policy } from './policy.js';
@@ -80,19 +81,34 @@ export interface GroupAdvantageResult {
   kept: boolean[];
 }
 
+/** What {@link groupRewardsAndAdvantages} reads of rollout groups: the verdicts. */
+const RewardGroupsSchema = z.array(z.looseObject({ rollouts: z.array(z.looseObject({ verdict: OutcomeSchema })) }));
+
 /**
  * Rewards and advantages of rollout groups, composed from the library's
  * primitives (FrogNano §4.1-4.2): `shapeRewards` (log-length penalty,
  * 0.5 for truncated successes) then `groupAdvantages` on the shaped rewards
  * with the zero-variance filter on the RAW outcomes.
  *
+ * @throws FrognanoError `INVALID_TYPE` / `NON_FINITE` / `OUT_OF_RANGE` naming `groups[i].rollouts[j].verdict.<field>`
+ *   (groups must be `[{ rollouts: [{ verdict: { success, truncated, assistantTokens } }] }]`) or `reward.<field>`;
+ *   `EMPTY_INPUT` for no group or a group without rollouts; a reward beyond float64 as `shapeRewards`
  * @example const { advantages, kept } = groupRewardsAndAdvantages(groups, { budget: 8, alpha: 0.2 });
  */
 export function groupRewardsAndAdvantages<T>(
   groups: readonly RolloutGroup<T>[],
   reward: z.input<typeof ShapeRewardOptionsSchema>,
 ): GroupAdvantageResult {
-  const shaped = groups.map((g) => shapeRewards(g.rollouts.map((r) => r.verdict), reward));
+  const fn = 'groupRewardsAndAdvantages';
+  const gs = parseWith(fn, 'groups', RewardGroupsSchema, groups);
+  if (gs.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'groups must not be empty', { fn, field: 'groups' });
+  gs.forEach((g, i) => {
+    if (g.rollouts.length === 0) {
+      throw new FrognanoError(ErrorCode.EMPTY_INPUT, `groups[${i}].rollouts must not be empty`, { fn, field: `groups[${i}].rollouts`, index: [i] });
+    }
+  });
+  parseWith(fn, 'reward', ShapeRewardOptionsSchema, reward);
+  const shaped = gs.map((g) => shapeRewards(g.rollouts.map((r) => r.verdict), reward));
   const rewards = shaped.map((s) => s.rewards);
   const raw = shaped.map((s) => s.raw);
   const { advantages, kept } = groupAdvantages(rewards, { filterBy: raw });
