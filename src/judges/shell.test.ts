@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { classifyRepoPath, isGradingConfigText } from './repoPaths.js';
-import { parseShell } from './shell.js';
+import { commandName, effectiveArgv, parseShell } from './shell.js';
 import { isTestRunCommand } from './testRuns.js';
 import { parseUnifiedDiff } from './unifiedDiff.js';
 
@@ -228,4 +228,16 @@ describe('isTestRunCommand', () => {
     (c) => expect(isTestRunCommand(c)).toBe(false),
   );
   it('rejects a non-string', () => expectFrognanoError(() => isTestRunCommand(undefined as unknown as string), 'INVALID_TYPE', 'command'));
+});
+
+describe('commandName / effectiveArgv at the boundary', () => {
+  it('a word whose value is not a string is INVALID_TYPE naming it', () => {
+    expect(() => commandName({ value: 5, start: 0, end: 1 } as never)).toThrow(expect.objectContaining({ code: 'INVALID_TYPE', field: 'word' }));
+    expect(() => effectiveArgv([{ value: 'sudo', start: 0, end: 4 }, { value: -0.5, start: 5, end: 11 }] as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_TYPE', field: 'words[1]' }),
+    );
+    expect(() => effectiveArgv(null as never)).toThrow(expect.objectContaining({ code: 'INVALID_TYPE', field: 'words' }));
+    expect(commandName('/usr/bin/git')).toBe('git');
+    expect(commandName(undefined)).toBe('');
+  });
 });

@@ -115,7 +115,7 @@ export function trimTrailing(s: string, chars: string): string {
 
 /** The last path component of a command name (`/usr/bin/git` -> `git`). */
 export function commandName(word: ShellWord | string | undefined): string {
-  const v = typeof word === 'string' ? word : word?.value ?? '';
+  const v = typeof word === 'string' ? word : word === undefined ? '' : wordValue('commandName', 'word', word);
   const slash = v.lastIndexOf('/');
   return slash >= 0 ? v.slice(slash + 1) : v;
 }
@@ -431,6 +431,8 @@ const WRAPPER_VALUE_OPTS: Record<string, Set<string>> = {
 
 /** The effective command of a word list (see {@link ShellCommand.argv}). */
 export function effectiveArgv(words: readonly ShellWord[]): ShellWord[] {
+  if (!Array.isArray(words)) throw new FrognanoError(ErrorCode.INVALID_TYPE, `effectiveArgv: words must be an array of shell words, got ${describeValue(words)}`, { fn: 'effectiveArgv', field: 'words' });
+  for (let i = 0; i < words.length; i++) wordValue('effectiveArgv', `words[${i}]`, words[i], i);
   let k = 0;
   for (let guard = 0; guard < 64 && k < words.length; guard++) {
     const v = words[k]!.value;
@@ -564,4 +566,17 @@ export function parseShell(command: string): ShellCommand[] {
   const order = ctx.out.map((c, k) => ({ c, k }));
   order.sort((a, b) => a.c.start - b.c.start || a.c.depth - b.c.depth || a.k - b.k);
   return order.map((o) => o.c);
+}
+
+/** A shell word's text, checked at a public boundary (a word from parseShell always passes). */
+function wordValue(fn: string, field: string, w: unknown, index?: number): string {
+  const v = typeof w === 'object' && w !== null ? (w as { value?: unknown }).value : undefined;
+  if (typeof v !== 'string') {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `${fn}: ${field} must be a shell word { value: string, ... }, got ${describeValue(w)}`, {
+      fn,
+      field,
+      ...(index === undefined ? {} : { index: [index] }),
+    });
+  }
+  return v;
 }

@@ -470,24 +470,4 @@ function hasHuge(v: unknown, limit: number, depth = 0): boolean {
  * items: 2 = a silent NaN/Infinity or wrong number, 3 = an uncoded exception,
  * a hang or a crash found by the fuzz suite). The lead routes them to their owners.
  */
-export const KNOWN_FAILURES: KnownFailure[] = [
-  {
-    fn: 'commandName',
-    counterexample: "commandName({ value: 5, start: 0, end: 1 }) throws TypeError (v.lastIndexOf is not a function)",
-    item: '3',
-    repro: () => [{ value: 5, start: 0, end: 1 }],
-    matches: uncoded,
-  },
-  {
-    fn: 'effectiveArgv',
-    counterexample: "effectiveArgv([{ value: 'sudo', start: 0, end: 4 }, { value: -0.5, start: 5, end: 11 }]) throws TypeError (w.startsWith is not a function): words are not validated",
-    item: '3',
-    repro: () => [
-      [
-        { value: 'sudo', start: 0, end: 4 },
-        { value: -0.5, start: 5, end: 11 },
-      ],
-    ],
-    matches: uncoded,
-  },
-];
+export const KNOWN_FAILURES: KnownFailure[] = [];
