@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
-import { bigramPolicy, matrix, toyEnv, type ToyTask } from '../../test/train/helpers.js';
+import { bigramPolicy, matrix, toyEnv, toyFamily, toyTrainerOptions, toyWeights, type ToyTask } from '../../test/train/helpers.js';
 import type { TaskFamily } from '../curriculum/taskPilot.js';
 import { DigitTaskFamily } from '../env/digitTasks.js';
 import { TinyGpt, TinyGptOptionsSchema } from '../models/tinyGpt.js';
@@ -19,35 +19,9 @@ beforeAll(async () => {
 const dir = mkdtempSync(join(tmpdir(), 'frognano-trainer-'));
 const V = 6;
 
-/** Tasks of the toy env: after the prompt [4, 5] write 4 (or 5) and end; a bigram policy solves about half. */
-const family: TaskFamily<ToyTask> = {
-  sample: (rng) => {
-    const a = rng() < 0.5 ? 4 : 5;
-    return { id: `t${a}`, prompt: [4, 5], answer: [a], maxNewTokens: 3, maxTurns: 1 };
-  },
-  rewrite: (t) => ({ ...t, id: `${t.id}'` }),
-  describe: (t) => t.id,
-};
-const W0 = () =>
-  matrix(V, -2, [
-    [5, 4, 1],
-    [5, 5, 1],
-    [4, 1, 2],
-    [5, 1, 0.5],
-  ]);
-
-const base = (over: Partial<TrainerOptions> = {}): TrainerOptions => ({
-  seed: 5,
-  iterations: 2,
-  updatesPerIteration: 4,
-  groupsPerUpdate: 3,
-  groupSize: 4,
-  learningRate: 0.05,
-  reward: { budget: 2, alpha: 0.2, lengthPenaltyFromIteration: 2 },
-  pilot: { candidates: 6, rollouts: 4, maxRounds: 1, band: { low: 0, high: 1 } },
-  progress: false,
-  ...over,
-});
+const family: TaskFamily<ToyTask> = toyFamily();
+const W0 = toyWeights;
+const base = toyTrainerOptions;
 const strip = (rs: readonly UpdateRecord[]) => rs.map(({ seconds: _s, ...r }) => r);
 
 describe('FrogNanoTrainer', () => {

@@ -7,7 +7,7 @@ import type { Policy } from '../../src/train/policy.js';
 import { sftPretrain } from '../../src/train/sft.js';
 import { generateRollouts } from '../../src/train/rollout.js';
 import { FrogNanoTrainer, type TrainerOptions } from '../../src/train/trainer.js';
-import { bigramPolicy, matrix, toyEnv, type ToyTask } from './helpers.js';
+import { bigramPolicy, matrix, toyEnv, toyFamily, toyWeights, type ToyTask } from './helpers.js';
 
 /**
  * Issue 12, item 9: a failed run() must leave no work behind. When an update
@@ -33,22 +33,9 @@ afterEach(() => {
 });
 
 const V = 6;
-const family: TaskFamily<ToyTask> = {
-  sample: (rng) => {
-    const a = rng() < 0.5 ? 4 : 5;
-    // long enough answers that a prefetched generation spans several decode steps
-    return { id: `t${a}`, prompt: [4, 5], answer: [a], maxNewTokens: 8, maxTurns: 1 };
-  },
-  rewrite: (t) => ({ ...t, id: `${t.id}'` }),
-  describe: (t) => t.id,
-};
-const W0 = () =>
-  matrix(V, -2, [
-    [5, 4, 1],
-    [5, 5, 1],
-    [4, 1, 2],
-    [5, 1, 0.5],
-  ]);
+// long enough answers that a prefetched generation spans several decode steps
+const family: TaskFamily<ToyTask> = toyFamily(8);
+const W0 = toyWeights;
 const opts = (over: Partial<TrainerOptions> = {}): TrainerOptions => ({
   seed: 5,
   iterations: 1,

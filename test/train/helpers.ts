@@ -1,5 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
+import type { TaskFamily } from '../../src/curriculum/taskPilot.js';
 import type { Environment, Episode } from '../../src/env/environment.js';
+import type { TrainerOptions } from '../../src/train/trainer.js';
 import { functionPolicy, type Policy } from '../../src/train/policy.js';
 
 /**
@@ -61,3 +63,38 @@ export function matrix(V: number, fill: number, set: [number, number, number][] 
   for (const [a, b, v] of set) m[a]![b] = v;
   return m;
 }
+
+/** Tasks of the toy env: after the prompt [4, 5] write 4 (or 5) and end; a bigram policy solves about half. */
+export function toyFamily(maxNewTokens = 3): TaskFamily<ToyTask> {
+  return {
+    sample: (rng) => {
+      const a = rng() < 0.5 ? 4 : 5;
+      return { id: `t${a}`, prompt: [4, 5], answer: [a], maxNewTokens, maxTurns: 1 };
+    },
+    rewrite: (t) => ({ ...t, id: `${t.id}'` }),
+    describe: (t) => t.id,
+  };
+}
+
+/** The toy bigram policy's starting weights (vocabulary 6). */
+export const toyWeights = (): number[][] =>
+  matrix(6, -2, [
+    [5, 4, 1],
+    [5, 5, 1],
+    [4, 1, 2],
+    [5, 1, 0.5],
+  ]);
+
+/** A small, fast trainer configuration on the toy env (2 iterations of 4 updates of 3 groups of 4). */
+export const toyTrainerOptions = (over: Partial<TrainerOptions> = {}): TrainerOptions => ({
+  seed: 5,
+  iterations: 2,
+  updatesPerIteration: 4,
+  groupsPerUpdate: 3,
+  groupSize: 4,
+  learningRate: 0.05,
+  reward: { budget: 2, alpha: 0.2, lengthPenaltyFromIteration: 2 },
+  pilot: { candidates: 6, rollouts: 4, maxRounds: 1, band: { low: 0, high: 1 } },
+  progress: false,
+  ...over,
+});

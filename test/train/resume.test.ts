@@ -7,7 +7,7 @@ import type { TaskFamily } from '../../src/curriculum/taskPilot.js';
 import { decodeFloat32, encodeFloat32, loadCheckpoint, saveCheckpoint } from '../../src/train/checkpoint.js';
 import { FrogNanoTrainer, type TrainerOptions, trainingConfig, type UpdateRecord } from '../../src/train/trainer.js';
 import { expectFrognanoErrorAsync } from '../helpers/expectError.js';
-import { bigramPolicy, matrix, toyEnv, type ToyTask } from './helpers.js';
+import { bigramPolicy, matrix, toyEnv, toyFamily, toyTrainerOptions, toyWeights, type ToyTask } from './helpers.js';
 
 /**
  * Issue 12, item 10: resume trusts only what it checks. The training
@@ -23,34 +23,9 @@ beforeAll(async () => {
 
 const dir = mkdtempSync(join(tmpdir(), 'frognano-resume-'));
 const V = 6;
-const family: TaskFamily<ToyTask> = {
-  sample: (rng) => {
-    const a = rng() < 0.5 ? 4 : 5;
-    return { id: `t${a}`, prompt: [4, 5], answer: [a], maxNewTokens: 3, maxTurns: 1 };
-  },
-  rewrite: (t) => ({ ...t, id: `${t.id}'` }),
-  describe: (t) => t.id,
-};
-const W0 = () =>
-  matrix(V, -2, [
-    [5, 4, 1],
-    [5, 5, 1],
-    [4, 1, 2],
-    [5, 1, 0.5],
-  ]);
-const base = (over: Partial<TrainerOptions> = {}): TrainerOptions => ({
-  seed: 5,
-  iterations: 2,
-  updatesPerIteration: 4,
-  groupsPerUpdate: 3,
-  groupSize: 4,
-  learningRate: 0.05,
-  reward: { budget: 2, alpha: 0.2, lengthPenaltyFromIteration: 2 },
-  pilot: { candidates: 6, rollouts: 4, maxRounds: 1, band: { low: 0, high: 1 } },
-  progress: false,
-  checkpointEvery: 2,
-  ...over,
-});
+const family: TaskFamily<ToyTask> = toyFamily();
+const W0 = toyWeights;
+const base = (over: Partial<TrainerOptions> = {}): TrainerOptions => toyTrainerOptions({ checkpointEvery: 2, ...over });
 const strip = (rs: readonly UpdateRecord[]) => rs.map(({ seconds: _s, ...r }) => r);
 const trainer = (opts: TrainerOptions, W = W0()) => {
   const policy = bigramPolicy(W);
