@@ -193,7 +193,8 @@ export function parseRecord<S extends z.ZodType>(schema: S, value: unknown): z.o
 
 /**
  * A library-field -> record-field renaming, e.g. `['groups[0]', 'rewards']`.
- * The first rename whose `from` prefixes the library's field applies.
+ * The renames apply in order, each replacing every occurrence of its `from`
+ * in the field and in the message (`groups[0][3]` -> `rewards[3]`).
  */
 export type FieldRenames = readonly (readonly [from: string, to: string])[];
 

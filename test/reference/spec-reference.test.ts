@@ -151,6 +151,8 @@ describe('SPEC.md cross-check against the independent Python reference', () => {
   for (const [name, runner] of Object.entries(runners)) {
     const cases = data[name] ?? [];
     it(`${name} agrees with the reference (${cases.length} cases)`, () => {
+      // a runner whose data went missing must not pass with zero cases
+      expect(cases.length, `no reference cases for ${name}`).toBeGreaterThan(0);
       const failures: string[] = [];
       let failed = 0;
       cases.forEach((c, idx) => {
