@@ -35,6 +35,7 @@ import { createSandbox, createWorkspace, findBwrap, loadLeafTasks, rolloutTasks,
 import { countUserProcesses } from '../src/leaf/processes.js';
 import { openAiChatModel } from '../src/llm/index.js';
 import { type ScriptedBehaviour, startScriptedLeafModel } from '../examples/leaf/scriptedModel.js';
+import { hostBusySince, hostTicks, median, pct, quantile, table } from './lib/stats.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const QUICK = process.argv.includes('--quick');
@@ -51,24 +52,10 @@ const TIMEOUT_MS = 30_000;
 
 // ---------------------------------------------------------------- helpers
 
-const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
-function quantile(xs: number[], q: number): number {
-  const s = sorted(xs);
-  if (s.length === 0) return NaN;
-  const pos = (s.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return s[lo]! + (s[hi]! - s[lo]!) * (pos - lo);
-}
-const median = (xs: number[]): number => quantile(xs, 0.5);
 const p90 = (xs: number[]): number => quantile(xs, 0.9);
 const f1 = (x: number): string => x.toFixed(1);
 const f2 = (x: number): string => x.toFixed(2);
 
-function table(head: string[], rows: string[][], align: ('l' | 'r')[] = []): string {
-  const sep = head.map((_, i) => ((align[i] ?? 'r') === 'l' ? ':---' : '---:'));
-  return [head, sep, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
-}
 
 /** Spawns `file args` and resolves with the wall time (ms) once it closed, stdout and stderr collected. */
 function timedSpawn(file: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number }): Promise<{ ms: number; code: number | null; out: string }> {
@@ -93,26 +80,6 @@ async function spawnOk(file: string, args: string[], opts: Parameters<typeof tim
 /** The uncached /proc scan behind the sandbox's process limit (the sandbox caches it for 250 ms). */
 const processCount = countUserProcesses;
 
-/** Host-wide CPU ticks from /proc/stat: busy (all but idle and iowait) and total. */
-function hostTicks(): { busy: number; total: number } {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-    const total = f.reduce((a, b) => a + b, 0);
-    return { busy: total - f[3]! - f[4]!, total };
-  } catch {
-    return { busy: NaN, total: NaN };
-  }
-}
-/**
- * Fraction of the host's CPU time that was busy since `from` (every process, not only this
- * bench: other load on the machine shows here; the sandbox's children cannot be counted
- * per process, as bwrap's pid namespace does not hand their CPU time up to us).
- */
-function hostBusySince(from: { busy: number; total: number }): number {
-  const now = hostTicks();
-  return (now.busy - from.busy) / (now.total - from.total);
-}
-const pct = (x: number): string => (Number.isNaN(x) ? 'n/a' : `${(100 * x).toFixed(0)}%`);
 
 function sh(cmd: string, args: string[]): string {
   try {

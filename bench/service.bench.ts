@@ -73,6 +73,7 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import seedrandom from 'seedrandom';
+import { hostBusySince, hostTicks, median, pct, quantile, table } from './lib/stats.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const QUICK = process.argv.includes('--quick');
@@ -104,25 +105,11 @@ const BUSY_RETRIES = Number(env.BENCH_BUSY_RETRIES ?? 2);
 
 // ---------------------------------------------------------------- helpers
 
-const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
-function quantile(xs: number[], q: number): number {
-  const s = sorted(xs);
-  if (s.length === 0) return NaN;
-  const pos = (s.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return s[lo]! + (s[hi]! - s[lo]!) * (pos - lo);
-}
-const median = (xs: number[]): number => quantile(xs, 0.5);
 const f1 = (x: number): string => (Number.isNaN(x) ? 'n/a' : x.toFixed(1));
 const f2 = (x: number): string => (Number.isNaN(x) ? 'n/a' : x.toFixed(2));
 const k1 = (x: number): string => (Number.isNaN(x) ? 'n/a' : `${(x / 1000).toFixed(1)}K`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function table(head: string[], rows: string[][], align: ('l' | 'r')[] = []): string {
-  const sep = head.map((_, i) => ((align[i] ?? 'r') === 'l' ? ':---' : '---:'));
-  return [head, sep, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
-}
 
 function sh(cmd: string, args: string[]): string {
   try {
@@ -132,28 +119,13 @@ function sh(cmd: string, args: string[]): string {
   }
 }
 
-/** Host-wide CPU ticks from /proc/stat: busy (all but idle and iowait) and total. */
-function hostTicks(): { busy: number; total: number } {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-    const total = f.reduce((a, b) => a + b, 0);
-    return { busy: total - f[3]! - f[4]!, total };
-  } catch {
-    return { busy: NaN, total: NaN };
-  }
-}
-const pct = (x: number): string => (Number.isNaN(x) ? 'n/a' : `${(100 * x).toFixed(0)}%`);
-function busySince(from: { busy: number; total: number }): number {
-  const now = hostTicks();
-  return (now.busy - from.busy) / (now.total - from.total);
-}
 /** Waits (up to BENCH_QUIET_WAIT_S) until the host is under 25% busy over half a second; returns the last busy share seen. */
 async function waitQuiet(): Promise<number> {
   const t0 = performance.now();
   for (;;) {
     const a = hostTicks();
     await sleep(500);
-    const b = busySince(a);
+    const b = hostBusySince(a);
     if (b <= QUIET || performance.now() - t0 > QUIET_WAIT_S * 1000) return b;
   }
 }
