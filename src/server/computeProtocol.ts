@@ -1,5 +1,5 @@
 import { RecordError } from '../cli/record.js';
-import { HttpError } from './httpError.js';
+import { HttpError, UserFunctionError } from './httpError.js';
 
 /** A request for a compute worker: the path, the query string and the body's bytes (transferred, not copied). */
 export interface ComputeRequest {
@@ -22,10 +22,19 @@ export interface WireError {
 /** A compute worker's answer: the response text, or an error. */
 export type ComputeAnswer = { text: string; error?: undefined } | { text?: undefined; error: WireError };
 
-/** The wire form of an error thrown while computing an answer (400 for a bad record, 500 INTERNAL for anything unexpected). */
+/**
+ * The wire form of an error thrown while computing an answer, in the service's
+ * thread or a compute worker: an HttpError keeps its status, a bad record is
+ * 400, a reward module's failure 500 `USER_FUNCTION_ERROR`, anything else 500
+ * `INTERNAL` (its message and stack are for the log only).
+ */
 export function wireError(e: unknown): WireError {
   if (e instanceof HttpError) return { status: e.status, code: e.code, message: e.message, headers: e.headers, ...(e.field ? { field: e.field } : {}) };
   if (e instanceof RecordError) return { status: 400, code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}) };
+  if (e instanceof UserFunctionError) {
+    const stack = e.cause instanceof Error ? e.cause.stack : undefined;
+    return { status: 500, code: 'USER_FUNCTION_ERROR', message: e.message, ...(stack ? { stack } : {}) };
+  }
   const err = e instanceof Error ? e : new Error(String(e));
   return { status: 500, code: 'INTERNAL', message: err.message, ...(err.stack ? { stack: err.stack } : {}) };
 }

@@ -2,11 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { RecordError } from '../cli/record.js';
-import { HttpError, UserFunctionError } from './httpError.js';
+import { HttpError } from './httpError.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import type { Logger } from './logger.js';
 import type { ComputePool } from './computePool.js';
+import { wireError, type WireError } from './computeProtocol.js';
 import { postRoutes, type PostRoute } from './postRoutes.js';
 import type { RewardEngine } from './rewardEngine.js';
 import type { ShapeRewardOptions } from '../rewards/index.js';
@@ -274,46 +274,32 @@ export class FrognanoServer {
     let route: Route | undefined;
     const aborter = new AbortController();
 
-    const send = (code: number, payload: unknown, headers: Record<string, string> = {}, bareReward = false): void => {
+    /** Sends an answer's text (written here, or by a compute worker). */
+    const sendText = (code: number, text: string, headers: Record<string, string> = {}): void => {
       if (answered || res.headersSent) return;
       answered = true;
       // An answer before the body was read (401, 404, 503, 413...): read and drop
       // the rest, so closing the connection does not reset it under the client.
       if (!req.readableEnded) req.resume();
       status = code;
-      const text = stringifyWire(payload, bareReward);
       const h: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers };
       if (this.draining) h.connection = 'close';
       res.writeHead(code, h);
       res.end(text);
     };
-    /** Sends an answer already written (a compute worker's text). */
-    const sendText = (code: number, text: string): void => {
-      if (answered || res.headersSent) return;
-      answered = true;
-      status = code;
-      const h: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
-      if (this.draining) h.connection = 'close';
-      res.writeHead(code, h);
-      res.end(text);
+    const send = (code: number, payload: unknown, headers: Record<string, string> = {}, bareReward = false): void => {
+      if (!answered && !res.headersSent) sendText(code, stringifyWire(payload, bareReward), headers);
+    };
+    /** Answers a {@link WireError}: a 500 `INTERNAL` shows the client no detail (the log has it). */
+    const sendError = (w: WireError): void => {
+      const { status: code, stack, headers, ...fields } = w;
+      error = { code: fields.code, message: fields.message, ...(stack ? { stack } : {}) };
+      const shown = fields.code === 'INTERNAL' ? { code: 'INTERNAL', message: 'internal error (see the service log)' } : fields;
+      send(code, { error: shown }, headers);
     };
     const fail = (e: unknown): void => {
-      if (e instanceof HttpError) {
-        error = { code: e.code, message: e.message };
-        send(e.status, { error: { code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}) } }, e.headers);
-      } else if (e instanceof RecordError) {
-        error = { code: e.code, message: e.message };
-        send(400, { error: { code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}) } });
-      } else if (e instanceof UserFunctionError) {
-        error = { code: 'USER_FUNCTION_ERROR', message: e.message, stack: e.cause instanceof Error ? e.cause.stack : undefined };
-        send(500, { error: { code: 'USER_FUNCTION_ERROR', message: e.message } });
-      } else if (e instanceof WorkerCallError && answered) {
-        // aborted at the time limit: the 504 is already sent
-      } else {
-        const err = e instanceof Error ? e : new Error(String(e));
-        error = { code: 'INTERNAL', message: err.message, stack: err.stack };
-        send(500, { error: { code: 'INTERNAL', message: 'internal error (see the service log)' } });
-      }
+      if (e instanceof WorkerCallError && answered) return; // aborted at the time limit: the 504 is already sent
+      sendError(wireError(e));
     };
 
     res.on('finish', () => {
@@ -391,12 +377,7 @@ export class FrognanoServer {
       if (pool && !route.runsVerifier) {
         const a = await pool.compute(path, url.search, body, aborter.signal);
         if (a.text !== undefined) sendText(200, a.text);
-        else {
-          const { status: code, stack, headers, ...fields } = a.error;
-          error = { code: fields.code, message: fields.message, ...(stack ? { stack } : {}) };
-          const shown = code === 500 ? { code: 'INTERNAL', message: 'internal error (see the service log)' } : fields;
-          send(code, { error: shown }, headers);
-        }
+        else sendError(a.error);
         return;
       }
       let parsed: unknown;
