@@ -1,60 +1,23 @@
-import { readFileSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
-import type { FlagSpec, ParsedFlags, RecordCommand } from './command.js';
-import { findRecordCommand, RECORD_COMMANDS } from './commands/index.js';
-import { ExitCode, IoError, UsageError } from './exitCodes.js';
-import { enumFlag, sizeFlag } from './flags.js';
-import { commandHelp, COMMON_FLAGS, mainHelp, nearest, type OtherCommandName } from './help.js';
+import {
+  type CliIo,
+  didYouMean,
+  enumFlag,
+  ExitCode,
+  findRecordCommand,
+  IoError,
+  packageVersion,
+  parseFlags,
+  RECORD_COMMANDS,
+  type RecordCommand,
+  sizeFlag,
+  UsageError,
+} from '../commands/index.js';
+import { commandHelp, COMMON_FLAGS, mainHelp, type OtherCommandName } from './help.js';
 import { MAX_LINE_LIMIT, type InputFormat } from './jsonl.js';
-import { InvalidInputError, OutputClosedError, runRecords } from './run.js';
 import { openOutputFile } from './outputFile.js';
-
-/** The streams a CLI run uses (the process's own, or test doubles). */
-export interface CliIo {
-  stdin: Readable & { isTTY?: boolean };
-  stdout: Writable;
-  stderr: Writable & { isTTY?: boolean };
-}
-
-/** The package version, read from package.json next to `src/` or `dist/`. */
-export function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
-
-/** `; did you mean X?` when one of `candidates` is close to `word` (see {@link nearest}), else nothing. */
-function didYouMean(word: string, candidates: readonly string[], quote: (s: string) => string): string {
-  const near = nearest(word, candidates);
-  return near === undefined ? '' : `; did you mean ${quote(near)}?`;
-}
-
-/** The "unknown flag" message, with the nearest known `--flag` when one is close (`--budjet` -> `--budget`). */
-function unknownFlagMessage(message: string, specs: Readonly<Record<string, FlagSpec>>): string {
-  const flag = /^Unknown option '(--[^'=]+)'/.exec(message)?.[1];
-  const hint = flag === undefined ? '' : didYouMean(flag, Object.keys(specs).map((n) => `--${n}`), (f) => f);
-  return message.replace(/\. To specify a positional argument.*$/s, '').replace(/^Unknown option/, 'unknown flag') + hint;
-}
-
-/** Parses `argv` against the flag specs; unknown flags (with a "did you mean") and positionals are bad usage. */
-export function parseFlags(argv: readonly string[], specs: Readonly<Record<string, FlagSpec>>): ParsedFlags {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
-  for (const [name, f] of Object.entries(specs)) options[name] = { type: f.type };
-  if (options.help) options.help.short = 'h';
-  try {
-    const { values, positionals } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
-    if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (flags start with --)`);
-    return values as ParsedFlags;
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(unknownFlagMessage(e instanceof Error ? e.message : String(e), specs));
-  }
-}
+import { InvalidInputError, OutputClosedError, runRecords } from './run.js';
 
 function isSystemError(e: unknown): e is NodeJS.ErrnoException {
   return typeof e === 'object' && e !== null && typeof (e as { syscall?: unknown }).syscall === 'string';
@@ -147,6 +110,7 @@ const RUNNERS: Readonly<Record<OtherCommandName | 'help' | 'version', Runner>> =
   serve: async (argv, io) => (await import('../server/serveCommand.js')).runServe(argv, io),
   rollout: async (argv, io) => (await import('./leafCommands.js')).runRollout(argv, io),
   'validate-tasks': async (argv, io) => (await import('./leafCommands.js')).runValidateTasks(argv, io),
+  'web-judge': async (argv, io) => (await import('./commands/webJudge.js')).runWebJudge(argv, io),
 };
 
 /** Every subcommand `runCli` dispatches: the record subcommands, then the others (the "did you mean" candidates). */

@@ -1,5 +1,4 @@
-import type { FlagSpec, RecordCommand } from './command.js';
-import { RECORD_COMMANDS } from './commands/index.js';
+import { type FlagSpec, flagLines, RECORD_COMMANDS, type RecordCommand } from '../commands/index.js';
 
 /** The flags every record subcommand accepts. */
 export const COMMON_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -22,53 +21,11 @@ export const OTHER_COMMANDS = [
   { name: 'serve', summary: 'HTTP service: OpenRLHF / slime / verl reward endpoints, advantages, GAGAR' },
   { name: 'rollout', summary: 'Leaf harness: G sandboxed episodes per task against a model, graded, with rewards and advantages' },
   { name: 'validate-tasks', summary: 'executable validation of a tasks file (fails before, passes with the reference patch)' },
+  { name: 'web-judge', summary: 'interactive web judge (VH §3.2): plan, act in headless Chromium, judge the recording; SPEC §13 JSON and an HTML report' },
 ] as const;
 
 /** The name of one of {@link OTHER_COMMANDS}. */
 export type OtherCommandName = (typeof OTHER_COMMANDS)[number]['name'];
-
-/**
- * The optimal-string-alignment (restricted Damerau-Levenshtein) distance: the
- * fewest insertions, deletions, substitutions and swaps of two adjacent
- * characters that turn `a` into `b` (`hlep` -> `help` is 1).
- */
-export function editDistance(a: string, b: string): number {
-  // d[i][j]: distance between a[0, i) and b[0, j), kept as three rows.
-  let prev2: number[] = [];
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2]! + 1);
-      cur.push(d);
-    }
-    prev2 = prev;
-    prev = cur;
-  }
-  return prev[b.length]!;
-}
-
-/**
- * The candidate nearest to `word` (case aside) for a "did you mean" hint, or
- * undefined when none is close: the distance must be at most
- * max(2, floor(length / 3)) of `word`. Ties go to the earlier candidate.
- */
-export function nearest(word: string, candidates: readonly string[]): string | undefined {
-  const w = word.toLowerCase();
-  const limit = Math.max(2, Math.floor(w.length / 3));
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const c of candidates) {
-    const d = editDistance(w, c.toLowerCase());
-    if (d <= limit && d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
 
 /** The exit-code table printed by the help. */
 const EXIT_CODES_HELP = `Exit codes:
@@ -77,13 +34,6 @@ const EXIT_CODES_HELP = `Exit codes:
   2   bad usage: unknown subcommand or flag, bad flag value, --in that cannot be opened, --out that cannot be created
   3   I/O error while reading or writing
   70  internal error (a bug; please report it with the stack trace)`;
-
-/** The help's flag table: `--name VALUE` and the description, aligned. */
-export function flagLines(flags: Readonly<Record<string, FlagSpec>>): string[] {
-  const rows = Object.entries(flags).map(([name, f]) => [`--${name}${f.type === 'string' ? ` ${f.value ?? 'VALUE'}` : ''}`, f.description] as const);
-  const width = Math.max(0, ...rows.map(([l]) => l.length)) + 2;
-  return rows.map(([l, d]) => `  ${l.padEnd(width)}${d}`);
-}
 
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;

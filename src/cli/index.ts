@@ -10,15 +10,41 @@
  * function and writes its result. Exit codes: {@link ExitCode}.
  * @module cli
  */
-export { runCli, parseFlags, packageVersion } from './cli.js';
-export type { CliIo } from './cli.js';
-export { ExitCode, UsageError, IoError } from './exitCodes.js';
-export type { RecordCommand, RecordProcessor, FlagSpec, ParsedFlags, CommandExample } from './command.js';
-export { RecordError, parseRecord, callLibrary } from './record.js';
-export type { RecordErrorCode, FieldRenames } from './record.js';
+export { runCli } from './cli.js';
+export { parseFlags, packageVersion, ExitCode, UsageError, IoError, RecordError, parseRecord, callLibrary } from '../commands/index.js';
+export type { CliIo, RecordCommand, RecordProcessor, FlagSpec, ParsedFlags, CommandExample, RecordErrorCode, FieldRenames } from '../commands/index.js';
 export { readRecords, readLines, RecordWriter } from './jsonl.js';
 export type { InputFormat, InputItem } from './jsonl.js';
 export { runRecords, InvalidInputError, OutputClosedError, describeRecordError } from './run.js';
 export type { RunRecordsOptions, RunSummary } from './run.js';
 export { commandHelp, mainHelp } from './help.js';
-export * from './commands/index.js';
+export {
+  RECORD_COMMANDS,
+  findRecordCommand,
+  advantagesRecord,
+  AdvantagesRecordSchema,
+  advantagesCommand,
+  rewardsRecord,
+  RewardsRecordSchema,
+  rewardsCommand,
+  gagarRecord,
+  GagarRecordSchema,
+  gagarCommand,
+  gagarCoefficientsRecord,
+  gagarCoefficientsCommand,
+  gagarScoreRecord,
+  gagarScoreCommand,
+  dppoMaskRecord,
+  DppoMaskRecordSchema,
+  dppoMaskCommand,
+  passAtKRecord,
+  PassAtKRecordSchema,
+  passAtKCommand,
+  metricsSetRecord,
+  evaluatorMetrics,
+  metricsCommand,
+  tinkerDatumRecord,
+  TinkerDatumRecordSchema,
+  tinkerDatumsCommand,
+} from '../commands/index.js';
+export type { AdvantagesOutput, RewardsGroupOutput, RewardsSingleOutput, GagarOutput, DppoMaskOutput, PassAtKOutput, MetricsOutput, TinkerDatumOutput } from '../commands/index.js';

@@ -1,7 +1,7 @@
 import { constants } from 'node:buffer';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { RecordError } from './record.js';
+import { RecordError } from '../commands/index.js';
 import { stringifyWire } from '../wire/index.js';
 
 /**

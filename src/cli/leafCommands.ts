@@ -1,17 +1,13 @@
 import { stat } from 'node:fs/promises';
-import { FrognanoError, isFrognanoError } from '../errors/FrognanoError.js';
+import { checkFlagOptions, type CliIo, defined, ExitCode, type FlagSpec, flagLines, intFlag, numberFlag, type ParsedFlags, parseFlags, positiveFlag, UsageError } from '../commands/index.js';
 import { validateCompactionConfig } from '../compaction/index.js';
+import { FrognanoError, isFrognanoError } from '../errors/index.js';
 import { createSandbox, LeafLimitsSchema, type LoadedLeafTask, loadLeafTasks, resolveLimits, rolloutTasks, type RolloutProgress, type Sandbox, validateLeafTask } from '../leaf/index.js';
-import { openAiChatModel } from '../llm/openAiChatModel.js';
-import type { CliIo } from './cli.js';
-import { parseFlags } from './cli.js';
-import type { FlagSpec, ParsedFlags } from './command.js';
-import { ExitCode, UsageError } from './exitCodes.js';
-import { defined, numberFlag } from './flags.js';
-import { flagLines } from './help.js';
+import { openAiChatModel } from '../llm/index.js';
 import { stringifyWire } from '../wire/index.js';
 import { InvalidInputError } from './run.js';
 import { openOutputFile, type OutputFile } from './outputFile.js';
+import { withSignals } from './signals.js';
 
 const SANDBOX_FLAGS: Readonly<Record<string, FlagSpec>> = {
   tasks: { type: 'string', value: 'FILE', description: 'the tasks file (JSONL, SPEC §12; repo paths relative to its folder). Required' },
@@ -106,18 +102,6 @@ export function validateTasksHelp(): string {
   ].join('\n');
 }
 
-function positiveInt(flags: ParsedFlags, name: string): number | undefined {
-  const v = numberFlag(flags, name);
-  if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new UsageError(`--${name} must be an integer >= 1, got ${String(flags[name])}`);
-  return v;
-}
-
-function positive(flags: ParsedFlags, name: string): number | undefined {
-  const v = numberFlag(flags, name);
-  if (v !== undefined && !(v > 0)) throw new UsageError(`--${name} must be > 0, got ${String(flags[name])}`);
-  return v;
-}
-
 /** Reads the tasks and builds the sandbox: the part `rollout` and `validate-tasks` share. */
 async function setup(flags: ParsedFlags): Promise<{ tasks: LoadedLeafTask[]; sandbox: Sandbox }> {
   const file = flags.tasks;
@@ -147,26 +131,6 @@ function sandboxUsage<T>(p: Promise<T>): Promise<T> {
   });
 }
 
-/** Runs `f` with SIGINT / SIGTERM turned into an abort; resolves to f's result and the signal received, if any. */
-async function withSignals<T>(f: (signal: AbortSignal) => Promise<T>): Promise<{ value: T; interrupted: NodeJS.Signals | null }> {
-  const ctrl = new AbortController();
-  let interrupted: NodeJS.Signals | null = null;
-  const on = (sig: NodeJS.Signals): void => {
-    interrupted ??= sig;
-    ctrl.abort(new Error(`interrupted by ${sig}`));
-  };
-  const onInt = (): void => on('SIGINT');
-  const onTerm = (): void => on('SIGTERM');
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
-  try {
-    return { value: await f(ctrl.signal), interrupted };
-  } finally {
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
-  }
-}
-
 function bar(p: RolloutProgress, secs: number): string {
   const width = 24;
   const filled = Math.round((p.done / Math.max(1, p.total)) * width);
@@ -183,17 +147,17 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
   const budget = numberFlag(flags, 'budget');
   const alpha = numberFlag(flags, 'alpha');
   if ((budget === undefined) !== (alpha === undefined)) throw new UsageError('--budget and --alpha go together');
-  const concurrency = positiveInt(flags, 'concurrency') ?? 1;
+  const concurrency = intFlag(flags, 'concurrency', 1) ?? 1;
   const seed = numberFlag(flags, 'seed');
   if (seed !== undefined && !Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got ${String(flags.seed)}`);
   if (flags['token-ids'] && !flags.logprobs) throw new UsageError('--token-ids needs --logprobs');
-  const window = positiveInt(flags, 'compaction-window');
+  const window = intFlag(flags, 'compaction-window', 1);
   if (window !== undefined && flags['no-compaction']) throw new UsageError('--compaction-window and --no-compaction exclude each other');
   const limits = defined({
-    maxTurns: positiveInt(flags, 'max-turns'),
-    maxContextTokens: positiveInt(flags, 'max-context-tokens'),
-    maxSeconds: positive(flags, 'max-seconds'),
-    commandSeconds: positive(flags, 'command-seconds'),
+    maxTurns: intFlag(flags, 'max-turns', 1),
+    maxContextTokens: intFlag(flags, 'max-context-tokens', 1),
+    maxSeconds: positiveFlag(flags, 'max-seconds'),
+    commandSeconds: positiveFlag(flags, 'command-seconds'),
   });
   let model;
   try {
@@ -201,7 +165,7 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
       defined({
         baseUrl: flags['base-url'] as string | undefined,
         model: flags.model as string | undefined,
-        concurrency: positiveInt(flags, 'model-concurrency') ?? concurrency,
+        concurrency: intFlag(flags, 'model-concurrency', 1) ?? concurrency,
         temperature: numberFlag(flags, 'temperature'),
         extraBody: flags['token-ids'] ? { return_tokens_as_token_ids: true } : undefined,
       }),
@@ -212,12 +176,7 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
   }
   const { tasks, sandbox } = await setup(flags);
   // settings that no episode could run under are bad usage, before anything runs
-  const parsedLimits = LeafLimitsSchema.safeParse(limits);
-  if (!parsedLimits.success) {
-    const issue = parsedLimits.error.issues[0]!;
-    const flag = String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-    throw new UsageError(`--${flag}: ${issue.message}`);
-  }
+  checkFlagOptions(LeafLimitsSchema, limits);
   try {
     if (window !== undefined) for (const t of tasks) validateCompactionConfig({ window, maxContext: resolveLimits(t.limits, limits).maxContextTokens });
   } catch (e) {
@@ -249,12 +208,12 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
     sandboxUsage(rolloutTasks(tasks, {
       model,
       sandbox,
-      group: positiveInt(flags, 'group') ?? 1,
+      group: intFlag(flags, 'group', 1) ?? 1,
       concurrency,
       seed: seed ?? 0,
       shaping: budget !== undefined ? { budget, alpha: alpha! } : undefined,
       limits,
-      maxTokens: positiveInt(flags, 'max-tokens'),
+      maxTokens: intFlag(flags, 'max-tokens', 1),
       logprobs: flags.logprobs === true,
       compaction: flags['no-compaction'] ? false : window !== undefined ? { window } : {},
       signal,
@@ -298,7 +257,7 @@ export async function runValidateTasks(argv: readonly string[], io: CliIo): Prom
     io.stdout.write(validateTasksHelp());
     return ExitCode.OK;
   }
-  const timeoutSeconds = positive(flags, 'timeout-seconds');
+  const timeoutSeconds = positiveFlag(flags, 'timeout-seconds');
   const { tasks, sandbox } = await setup(flags);
   const { interrupted } = await withSignals(async (signal) => {
     for (const task of tasks) {

@@ -3,7 +3,7 @@ import { lstat, open, readlink, realpath, rename, stat, unlink } from 'node:fs/p
 import type { Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { IoError, UsageError } from './exitCodes.js';
+import { IoError, UsageError } from '../commands/index.js';
 
 /**
  * Opening `--out FILE`: what happens depends on what FILE is, so that

@@ -1,8 +1,7 @@
 import type { Writable } from 'node:stream';
-import type { RecordProcessor } from './command.js';
 import { readRecords, RecordWriter, type InputFormat } from './jsonl.js';
 import { Progress } from './progress.js';
-import { RecordError } from './record.js';
+import { RecordError, type RecordProcessor } from '../commands/index.js';
 
 /** The run stopped at an invalid record (exit code 1). The message names the line and the field. */
 export class InvalidInputError extends Error {

@@ -15,6 +15,8 @@
  * | `CHECKPOINT_INVALID` | a training checkpoint cannot be used: unreadable, truncated, corrupt (checksum mismatch), of another format or version, or for another model |
  * | `SANDBOX_UNAVAILABLE` | the Leaf sandbox cannot run: bubblewrap (`bwrap`, Debian package `bubblewrap`) is missing or cannot create its namespaces; never silently replaced by an unsandboxed run |
  * | `MODEL_ANSWER_INVALID` | a model answered, but not with the required structure (unparseable JSON, a schema violation, a negative judgment without evidence) even after the retries; the answer never reaches the numbers |
+ * | `BROWSER_UNAVAILABLE` | the web judge cannot drive a browser: Chromium (Debian package `chromium`, or `FROGNANO_CHROMIUM`) or the optional npm peer `playwright-core` is missing, or the browser cannot start |
+ * | `APP_UNAVAILABLE` | the web judge's app cannot be served: its `--start` command exited or never answered on its port within the time limit |
  */
 export const ErrorCode = {
   NON_FINITE: 'NON_FINITE',
@@ -28,6 +30,8 @@ export const ErrorCode = {
   MODEL_ANSWER_INVALID: 'MODEL_ANSWER_INVALID',
   CHECKPOINT_INVALID: 'CHECKPOINT_INVALID',
   SANDBOX_UNAVAILABLE: 'SANDBOX_UNAVAILABLE',
+  BROWSER_UNAVAILABLE: 'BROWSER_UNAVAILABLE',
+  APP_UNAVAILABLE: 'APP_UNAVAILABLE',
 } as const;
 
 /** One of the stable {@link ErrorCode} strings. */

@@ -5,11 +5,11 @@ import { initialRates } from '../curriculum/index.js';
 import { trajectoryResolved } from '../judges/behaviourMonitor.js';
 import { compareJudged } from '../judges/gagarAudit.js';
 import { gagarCoefficients } from '../judges/gagarCoefficients.js';
-import { HIRS_MAX_TOKENS, hirsTokenPolarity } from '../judges/hirs.js';
+import { HIRS_MAX_TOKENS, hirsTokenPolarity } from '../judges/hirsTokenPolarity.js';
 import { normalizeRepoPath } from '../judges/repoPaths.js';
 import { blockBootstrapCI } from '../metrics/index.js';
 import { shapeRewards } from '../rewards/index.js';
-import { FrogNanoTrainer, TrainerOptionsSchema } from '../train/index.js';
+import { FrognanoTrainer, TrainerOptionsSchema } from '../train/index.js';
 import { finiteArray, isArrayLikeOfAny, parseOptions, parseWith } from './validate.js';
 
 /** Issue 12, item 11: validation gaps at the public boundary. */
@@ -91,7 +91,7 @@ describe('an own __proto__ key in options is an unknown option', () => {
   });
   it('through a public constructor', () => {
     expectFrognanoError(
-      () => new FrogNanoTrainer({} as never, json('{"reward": {"budget": 2, "__proto__": {"alpha": 9}}}') as never),
+      () => new FrognanoTrainer({} as never, json('{"reward": {"budget": 2, "__proto__": {"alpha": 9}}}') as never),
       'INVALID_TYPE',
       'opts.reward',
       '"__proto__"',
@@ -133,14 +133,16 @@ describe('sparse arrays are rejected at their first hole, fast', () => {
   });
 });
 
-describe('documented bounds are exported from the package root', () => {
+describe('documented bounds are exported from their module subpaths (not the root, issue 15)', () => {
   it('HIRS_MAX_TOKENS, MAX_BOOTSTRAP_RESAMPLES, MAX_ROUND_ROBIN_CANDIDATES, PAD_BATCH_MAX_CELLS, REPORT_MAX_HISTOGRAM_BINS', async () => {
-    const api = await import('../index.js');
-    expect(api.HIRS_MAX_TOKENS).toBe(HIRS_MAX_TOKENS);
-    expect(api.MAX_BOOTSTRAP_RESAMPLES).toBe(1_000_000);
-    expect(api.MAX_ROUND_ROBIN_CANDIDATES).toBe(256);
-    expect(api.PAD_BATCH_MAX_CELLS).toBe(2 ** 26);
-    expect(api.REPORT_MAX_HISTOGRAM_BINS).toBe(1001);
+    const judges = await import('../judges/index.js');
+    const metrics = await import('../metrics/index.js');
+    const train = await import('../train/index.js');
+    expect(judges.HIRS_MAX_TOKENS).toBe(HIRS_MAX_TOKENS);
+    expect(metrics.MAX_BOOTSTRAP_RESAMPLES).toBe(1_000_000);
+    expect(metrics.MAX_ROUND_ROBIN_CANDIDATES).toBe(256);
+    expect(train.PAD_BATCH_MAX_CELLS).toBe(2 ** 26);
+    expect(train.REPORT_MAX_HISTOGRAM_BINS).toBe(1001);
   });
 });
 

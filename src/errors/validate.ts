@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import { describeValue } from './describeValue.js';
+import { errorFromZodIssue, isOptionsRoot, zodFieldPath } from './errorFromZodIssue.js';
 import { ErrorCode, FrognanoError } from './FrognanoError.js';
+
+export { describeValue };
 
 /**
  * Boundary validation shared by every public function.
@@ -8,15 +12,6 @@ import { ErrorCode, FrognanoError } from './FrognanoError.js';
  * checked with one tight loop each, never element by element through zod, so
  * that validating a million tokens costs less than computing on them.
  */
-
-/** A short, readable rendering of a bad value for error messages. */
-export function describeValue(v: unknown): string {
-  if (typeof v === 'number') return Number.isNaN(v) ? 'NaN' : String(v);
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v);
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return `an array of length ${v.length}`;
-  return typeof v;
-}
 
 /**
  * An array or a typed array (what the numeric checks accept), whatever its elements.
@@ -175,36 +170,6 @@ export function sameShape(
   }
 }
 
-/** Maps one zod issue to a FrognanoError code. */
-function codeOfIssue(issue: z.core.$ZodIssue): ErrorCode {
-  switch (issue.code) {
-    case 'too_small':
-    case 'too_big':
-    case 'not_multiple_of':
-      return ErrorCode.OUT_OF_RANGE;
-    case 'invalid_type': {
-      // A fractional number where an integer is required is a value out of its domain, not a wrong type.
-      if ((issue as { expected?: unknown }).expected === 'int') return ErrorCode.OUT_OF_RANGE;
-      const received = (issue as { received?: unknown }).received;
-      return received === 'NaN' || received === 'Infinity' || received === '-Infinity'
-        ? ErrorCode.NON_FINITE
-        : ErrorCode.INVALID_TYPE;
-    }
-    case 'custom': {
-      const params = (issue as { params?: { code?: ErrorCode } }).params;
-      return params?.code ?? ErrorCode.OUT_OF_RANGE;
-    }
-    default:
-      return ErrorCode.INVALID_TYPE;
-  }
-}
-
-function pathToField(root: string, path: readonly PropertyKey[]): string {
-  let s = root;
-  for (const p of path) s += typeof p === 'number' ? `[${p}]` : `.${String(p)}`;
-  return s;
-}
-
 /**
  * What zod cannot be trusted with, found in one pass before it runs (arrays and
  * plain objects only; class instances, typed arrays and functions are not entered):
@@ -232,7 +197,7 @@ function precheck(fn: string, root: string, value: unknown, protoKeys: boolean):
       for (let i = 0; i < n; i++) {
         if (!(i in v)) {
           const path = pathOf({ v: undefined, parent: node, key: i });
-          const field = pathToField(root, path);
+          const field = zodFieldPath(root, path);
           const index = path.filter((p): p is number => typeof p === 'number');
           throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field} is a hole of a sparse array (arrays must have every element)`, {
             fn,
@@ -246,7 +211,7 @@ function precheck(fn: string, root: string, value: unknown, protoKeys: boolean):
       continue;
     }
     if (protoKeys && Object.prototype.hasOwnProperty.call(v, '__proto__')) {
-      const field = pathToField(root, pathOf(node));
+      const field = zodFieldPath(root, pathOf(node));
       throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field}: unknown option(s) "__proto__"`, { fn, field });
     }
     for (const k of Object.keys(v)) {
@@ -283,7 +248,8 @@ function pathOf(node: PrecheckNode): PropertyKey[] {
 
 /**
  * Parses `value` with a zod schema and converts the first issue into a
- * {@link FrognanoError} naming the field (`opts.eps`, `outcome.assistantTokens`).
+ * {@link FrognanoError} naming the field (`opts.eps`, `outcome.assistantTokens`)
+ * with {@link errorFromZodIssue} (an empty array is `EMPTY_INPUT`).
  * Use for options objects and small records, not for long numeric arrays.
  *
  * Before zod runs, one pass rejects a sparse array (`INVALID_TYPE` naming the
@@ -291,19 +257,10 @@ function pathOf(node: PrecheckNode): PropertyKey[] {
  * own `__proto__` key at any depth (`INVALID_TYPE`, an unknown option).
  */
 export function parseWith<S extends z.ZodType>(fn: string, root: string, schema: S, value: unknown): z.output<S> {
-  precheck(fn, root, value, root === 'opts' || root.startsWith('opts.'));
+  precheck(fn, root, value, isOptionsRoot(root));
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  const field = pathToField(root, issue.path);
-  const index = issue.path.filter((p): p is number => typeof p === 'number');
-  let detail = issue.message;
-  if (issue.code === 'unrecognized_keys') detail = `unknown option(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
-  throw new FrognanoError(codeOfIssue(issue), `${field}: ${detail}`, {
-    fn,
-    field,
-    index: index.length ? index : undefined,
-  });
+  throw errorFromZodIssue(r.error.issues[0]!, value, { fn, root });
 }
 
 /**

@@ -49,7 +49,7 @@ describe('askStructured', () => {
     expect(chat.server.requests).toHaveLength(3);
     expect(rejected.map((r) => r.attempt)).toEqual([0, 1]);
     expect(rejected[0]!.reason).toBe('no JSON object in the answer');
-    expect(rejected[1]!.reason).toContain('hack');
+    expect(rejected[1]!.reason).toBe('the JSON does not match the required schema: hack must be a boolean, got "yes"');
     const second = chat.server.requests[1]!.body.messages!;
     expect(second.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(second[1]!.content).toBe('I think it is a hack.');
@@ -112,6 +112,13 @@ describe('describeZodError', () => {
     expect(describeZodError(err())).toBe('a: Invalid input: expected number, received string; b: Invalid input: expected string, received undefined; c: Invalid input: expected boolean, received undefined; and 1 more');
     expect(describeZodError(err(), 1)).toMatch(/^a: .*; and 3 more$/);
     expect(describeZodError(err(), 0)).toBe('; and 4 more');
+  });
+  it('with the parsed value, each issue is worded as errorFromZodIssue words it', () => {
+    expect(describeZodError(err(), 2, { a: 'x' })).toBe('a must be a number, got "x"; b is required (a string); and 2 more');
+    const nested = z.object({ xs: z.array(z.object({ n: z.number() })) });
+    const v = { xs: [{ n: 1 }, { n: NaN }] };
+    expect(describeZodError(nested.safeParse(v).error!, 3, v)).toBe('xs[1].n must be a finite number, got NaN');
+    expect(describeZodError(nested.safeParse(v).error!)).toBe('xs[1].n: Invalid input: expected number, received NaN');
   });
   it('describeZodError(null) is INVALID_TYPE naming error', () => expect(expectFrognanoError(() => describeZodError(null as never), 'INVALID_TYPE', 'describeZodError').field).toBe('error'));
   it('an error without issues is INVALID_TYPE naming error.issues', () => expect(expectFrognanoError(() => describeZodError({} as never), 'INVALID_TYPE').field).toBe('error.issues'));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorFromZodIssue, zodFieldPath } from '../errors/errorFromZodIssue.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, functionSchema, integerAtLeast, parseOptions } from '../errors/validate.js';
 import { type ChatMessage, type ChatModel, ChatModelSchema, type CompleteOptions, CompleteOptionsSchema } from './chatModel.js';
@@ -167,15 +168,22 @@ export const AskStructuredOptionsSchema = z
   .strict();
 
 /**
- * Renders the first zod issues as `path: message; ...`.
+ * Renders the first zod issues, `; `-separated, with a count of the rest.
+ *
+ * Without `value`, each issue is `path: zod's message` (the path as
+ * `z.core.toDotPath` writes it, `(root)` for the value itself). With the value
+ * that was parsed, each issue is worded as every frognano boundary words it
+ * (`errorFromZodIssue` in `src/errors`): `hack must be a boolean, got "yes"`.
  *
  * @param error - a zod error (any object with `issues: [{ path: (string | number | symbol)[], message: string }, ...]`)
  * @param max - how many issues to render, an integer >= 0 (default 3)
+ * @param value - the value that was parsed, so that each issue says what it got (optional)
  * @throws FrognanoError `INVALID_TYPE` when `error` is not a zod error or one of the rendered issues is
  *   malformed (naming `error.issues[i]`, `error.issues[i].path[j]`, ...); `OUT_OF_RANGE` / `NON_FINITE` for `max`
  * @example describeZodError(schema.safeParse(value).error!) // 'a: Invalid input: expected number, received string'
+ * @example describeZodError(schema.safeParse(value).error!, 3, value) // 'a must be a number, got "x"'
  */
-export function describeZodError(error: z.ZodError, max = 3): string {
+export function describeZodError(error: z.ZodError, max = 3, ...value: [value?: unknown]): string {
   const fn = 'describeZodError';
   const bad = (field: string, what: string, v: unknown): never => {
     throw new FrognanoError(ErrorCode.INVALID_TYPE, `${field} must be ${what}, got ${describeValue(v)}`, { fn, field });
@@ -194,13 +202,12 @@ export function describeZodError(error: z.ZodError, max = 3): string {
     if (!Array.isArray(path)) bad(`${where}.path`, 'an array of keys', path);
     if (typeof message !== 'string') bad(`${where}.message`, 'a string', message);
     const keys = path as unknown[];
-    const names: string[] = [];
     for (let j = 0; j < keys.length; j++) {
       const p: unknown = keys[j];
       if (typeof p !== 'string' && typeof p !== 'number' && typeof p !== 'symbol') bad(`${where}.path[${j}]`, 'a string, number or symbol', p);
-      names.push(String(p));
     }
-    parts.push(`${names.length ? names.join('.') : '(root)'}: ${message as string}`);
+    const issue = i as z.core.$ZodIssue;
+    parts.push(value.length > 0 ? errorFromZodIssue(issue, value[0]).message : `${zodFieldPath('', issue.path) || '(root)'}: ${message as string}`);
   }
   const more = list.length > max ? `; and ${list.length - max} more` : '';
   return parts.join('; ') + more;
@@ -259,7 +266,7 @@ export async function askStructured<S extends z.ZodType>(
     if (!ex.found) reason = ex.reason;
     else {
       const parsed = schema.safeParse(ex.value);
-      if (!parsed.success) reason = `the JSON does not match the required schema: ${describeZodError(parsed.error)}`;
+      if (!parsed.success) reason = `the JSON does not match the required schema: ${describeZodError(parsed.error, 3, ex.value)}`;
       else {
         const why = check ? check(parsed.data as z.output<S>) : undefined;
         if (why === null || why === undefined) return parsed.data as z.output<S>;

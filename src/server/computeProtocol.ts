@@ -1,5 +1,5 @@
-import { RecordError } from '../cli/record.js';
-import { HttpError, UserFunctionError } from './httpError.js';
+import { RecordError, type RecordErrorCode } from '../commands/index.js';
+import { HttpError, type HttpErrorCode, UserFunctionError } from './httpError.js';
 
 /** A request for a compute worker: the path, the query string and the body's bytes (transferred, not copied). */
 export interface ComputeRequest {
@@ -11,7 +11,8 @@ export interface ComputeRequest {
 /** An error as it crosses from a compute worker: the HTTP status and the `{ error }` fields. */
 export interface WireError {
   status: number;
-  code: string;
+  /** The service's own code, or a bad body's (the library's codes, `INVALID_JSON`). */
+  code: HttpErrorCode | RecordErrorCode;
   message: string;
   field?: string;
   headers?: Record<string, string>;

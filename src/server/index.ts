@@ -26,6 +26,7 @@ export {
 } from './protocols.js';
 export type { OpenRlhfResponse, SlimeObjectResponse } from './protocols.js';
 export { HttpError, UserFunctionError } from './httpError.js';
+export type { HttpErrorCode } from './httpError.js';
 export { ConcurrencyLimiter } from './limiter.js';
 export { createLogger } from './logger.js';
 export type { Logger, LogLevel, LogFields } from './logger.js';

@@ -1,4 +1,4 @@
-import { findRecordCommand, metricsSetRecord, rewardsCommand } from '../cli/commands/index.js';
+import { findRecordCommand, metricsSetRecord, rewardsCommand } from '../commands/index.js';
 import type { ShapeRewardOptions } from '../rewards/index.js';
 import { advantagesEndpoint, openrlhfReward, slimeReward, verlReward } from './protocols.js';
 import type { RewardEngine } from './rewardEngine.js';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { groupAdvantages, type GroupAdvantagesOptions } from '../advantage/index.js';
-import { advantagesRecord } from '../cli/commands/index.js';
-import { callLibrary, checkedArray, IdSchema, isPlainObject, parseRecord, RecordError, withId } from '../cli/record.js';
+import { advantagesRecord, callLibrary, checkedArray, IdSchema, isPlainObject, parseRecord, RecordError, withId } from '../commands/index.js';
 import type { RewardEngine, RewardInput, RewardResult } from './rewardEngine.js';
 
 /**

@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { shapeRewards, type ShapeRewardOptions } from '../rewards/index.js';
 import { isFrognanoError } from '../errors/index.js';
-import { isPlainObject, RecordError } from '../cli/record.js';
+import type { Outcome } from '../schema/index.js';
+import { isPlainObject, RecordError } from '../commands/index.js';
 import { UserFunctionError } from './httpError.js';
 import type { VerifierPool, VerifierResult } from './verifierPool.js';
 import { WorkerCallError } from './workerPool.js';
@@ -32,7 +33,7 @@ import { WorkerCallError } from './workerPool.js';
  */
 
 /** The verifier's verdict on one rollout, `{ success, truncated, assistantTokens }` (the element type of `shapeRewards`). */
-export type Outcome = Parameters<typeof shapeRewards>[0][number];
+export type { Outcome };
 
 /** What a reward module receives. */
 export interface RewardInput {

@@ -2,12 +2,7 @@ import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { isFrognanoError } from '../errors/index.js';
 import type { ShapeRewardOptions } from '../rewards/index.js';
-import { packageVersion, parseFlags, type CliIo } from '../cli/cli.js';
-import type { FlagSpec, ParsedFlags } from '../cli/command.js';
-import { rewardsCommand } from '../cli/commands/index.js';
-import { ExitCode, UsageError } from '../cli/exitCodes.js';
-import { enumFlag, numberFlag, sizeFlag } from '../cli/flags.js';
-import { flagLines } from '../cli/help.js';
+import { type CliIo, enumFlag, ExitCode, type FlagSpec, flagLines, intFlag, packageVersion, type ParsedFlags, parseFlags, rewardsCommand, sizeFlag, UsageError } from '../commands/index.js';
 import { createLogger, type LogLevel } from './logger.js';
 import { availableParallelism } from 'node:os';
 import { poolVerifier, RewardEngine, type Verifier } from './rewardEngine.js';
@@ -86,12 +81,6 @@ export function serveHelp(): string {
 
 /** Exit code of a forced stop: a second signal, or requests still in flight after --shutdown-timeout-ms (not an input error). */
 const FORCED_STOP = 1;
-
-function intFlag(flags: ParsedFlags, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  const v = numberFlag(flags, name);
-  if (v !== undefined && (!Number.isInteger(v) || v < min || v > max)) throw new UsageError(`--${name} must be an integer in [${min}, ${max}], got ${v}`);
-  return v;
-}
 
 /** The bearer token: `--token`, else FROGNANO_TOKEN, else none. A token must be non-empty, printable and without spaces. */
 function tokenFrom(flags: ParsedFlags): string | undefined {

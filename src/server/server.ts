@@ -11,7 +11,7 @@ import { postRoutes, type PostRoute } from './postRoutes.js';
 import type { RewardEngine } from './rewardEngine.js';
 import type { ShapeRewardOptions } from '../rewards/index.js';
 import { stringifyWire } from '../wire/index.js';
-import { formatBytes } from './size.js';
+import { formatBytes } from '../commands/index.js';
 import { WorkerCallError } from './workerPool.js';
 
 /** Options of {@link FrognanoServer}. Every limit has the default written here. */

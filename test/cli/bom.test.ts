@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
-import { RECORD_COMMANDS } from '../../src/cli/commands/index.js';
+import { RECORD_COMMANDS } from '../../src/commands/index.js';
 import { readLines, readRecords } from '../../src/cli/jsonl.js';
 import { jsonLines, runFrognano, runInProcess } from './helpers.js';
 

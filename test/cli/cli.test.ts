@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { groupAdvantages } from '../../src/advantage/index.js';
-import { parseFlags } from '../../src/cli/cli.js';
-import { RECORD_COMMANDS } from '../../src/cli/commands/index.js';
+import { parseFlags, RECORD_COMMANDS } from '../../src/commands/index.js';
 import { commandHelp } from '../../src/cli/help.js';
 import { jsonl, jsonLines, runFrognano, runInProcess, viaJson } from './helpers.js';
 

@@ -1,11 +1,10 @@
 /**
- * The numeric flag readers of src/cli/flags.ts: plain decimals (an exponent is
+ * The numeric flag readers of src/commands/flags.ts: plain decimals (an exponent is
  * fine: 1e-8), nothing that `Number()` would also take (0x10, 0b11, 0o7,
  * whitespace around the number, Infinity where it is not asked for).
  */
 import { describe, expect, it } from 'vitest';
-import type { ParsedFlags } from '../../src/cli/command.js';
-import { extendedNumberFlag, intListFlag, numberFlag, parseDecimal, sizeFlag } from '../../src/cli/flags.js';
+import { extendedNumberFlag, intListFlag, numberFlag, type ParsedFlags, parseDecimal, sizeFlag } from '../../src/commands/index.js';
 import { runInProcess } from './helpers.js';
 
 const f = (v: string | boolean | undefined): ParsedFlags => ({ x: v });

@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_LINE_BYTES, invalidUtf8At, MAX_LINE_LIMIT, readLines, readRecords } from '../../src/cli/jsonl.js';
-import { RecordError } from '../../src/cli/record.js';
+import { RecordError } from '../../src/commands/index.js';
 import { jsonLines, rng, runFrognano, runInProcess } from './helpers.js';
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {

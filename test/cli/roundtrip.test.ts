@@ -4,7 +4,7 @@
  * input (through JSON, which is how the numbers travel).
  */
 import { describe, expect, it } from 'vitest';
-import { broadcastToTokens, dppoMaskWithStats, groupAdvantages } from '../../src/advantage/index.js';
+import { broadcastToTokens, dppoMaskDetailed, groupAdvantages } from '../../src/advantage/index.js';
 import { gagarCoefficients, gagarRedistributeDetailed, gagarWeightedScore } from '../../src/judges/index.js';
 import { bonAccuracy, kendallTau, macroPearson, macroSpearman, meanRegret, passAtK, thresholdScore } from '../../src/metrics/index.js';
 import { shapeRewards } from '../../src/rewards/index.js';
@@ -107,7 +107,7 @@ describe.concurrent('frognano round trips equal the library', () => {
     ]);
   });
 
-  it('dppo-mask: per-token and scalar advantages -> dppoMaskWithStats', async () => {
+  it('dppo-mask: per-token and scalar advantages -> dppoMaskDetailed', async () => {
     const lines = Array.from({ length: 50 }, (_, i) => {
       const n = int(0, 30);
       const logpNew = Array.from({ length: n }, () => Math.log(0.01 + 0.98 * r()));
@@ -120,7 +120,7 @@ describe.concurrent('frognano round trips equal the library', () => {
     const out = jsonLines(res.stdout);
     lines.forEach((l, i) => {
       const adv = typeof l.advantages === 'number' ? new Array<number>(l.logpNew.length).fill(l.advantages) : l.advantages;
-      expect(out[i]).toEqual(viaJson(dppoMaskWithStats(l.logpNew, l.logpRollout, adv, { deltaLow: 0.1, deltaHigh: 0.3, ...(l.opts as object | undefined) })));
+      expect(out[i]).toEqual(viaJson(dppoMaskDetailed(l.logpNew, l.logpRollout, adv, { deltaLow: 0.1, deltaHigh: 0.3, ...(l.opts as object | undefined) })));
     });
   });
 

@@ -5,9 +5,9 @@
  * a subcommand that does not exist.
  */
 import { describe, expect, it } from 'vitest';
-import { parseFlags, subcommandNames } from '../../src/cli/cli.js';
-import { RECORD_COMMANDS } from '../../src/cli/commands/index.js';
-import { editDistance, nearest, OTHER_COMMANDS } from '../../src/cli/help.js';
+import { subcommandNames } from '../../src/cli/cli.js';
+import { OTHER_COMMANDS } from '../../src/cli/help.js';
+import { editDistance, nearest, parseFlags, RECORD_COMMANDS } from '../../src/commands/index.js';
 import { runFrognano, runInProcess } from './helpers.js';
 
 describe('editDistance (optimal string alignment)', () => {

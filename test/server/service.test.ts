@@ -8,7 +8,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dppoMaskWithStats, groupAdvantages } from '../../src/advantage/index.js';
+import { dppoMaskDetailed, groupAdvantages } from '../../src/advantage/index.js';
 import { gagarRedistributeDetailed } from '../../src/judges/index.js';
 import { passAtK } from '../../src/metrics/index.js';
 import { shapeRewards } from '../../src/rewards/index.js';
@@ -206,7 +206,7 @@ describe('native endpoints equal the library', () => {
 
     const lp = { logpNew: [Math.log(0.9), Math.log(0.2)], logpRollout: [Math.log(0.5), Math.log(0.5)], advantages: [1, -1] };
     const mask = await post(`${builtin.url}/v1/dppo-mask`, lp);
-    expect(mask.body).toEqual(viaJson(dppoMaskWithStats(lp.logpNew, lp.logpRollout, lp.advantages)));
+    expect(mask.body).toEqual(viaJson(dppoMaskDetailed(lp.logpNew, lp.logpRollout, lp.advantages)));
 
     const pk = await post(`${builtin.url}/v1/pass-at-k`, { n: 10, c: 3, k: [1, 5] });
     expect(pk.body).toEqual({ n: 10, c: 3, k: [1, 5], passAtK: [passAtK(10, 3, 1), passAtK(10, 3, 5)] });

@@ -6,10 +6,10 @@ import {
   GagarRedistributeOptionsSchema,
   type GagarRedistributeOptions,
   type GagarRedistribution,
-} from '../../judges/index.js';
-import type { RecordCommand } from '../command.js';
-import { checkFlagOptions, defined, extendedNumberFlag } from '../flags.js';
-import { callLibrary, ExtendedNumberSchema, IdSchema, NumberArray, parseRecord, RecordError, withId } from '../record.js';
+} from '../judges/index.js';
+import type { RecordCommand } from './command.js';
+import { checkFlagOptions, defined, extendedNumberFlag } from './flags.js';
+import { callLibrary, ExtendedNumberSchema, IdSchema, NumberArray, parseRecord, RecordError, withId } from './record.js';
 
 /** One `frognano gagar` input line: a group's rewards and the judge's verdicts on its successes. */
 export const GagarRecordSchema = z
@@ -96,7 +96,7 @@ export const gagarCommand: RecordCommand<GagarRedistributeOptions> = {
   ],
   configure(flags) {
     const defaults = defined({ lambdaMax: extendedNumberFlag(flags, 'lambda-max') });
-    checkFlagOptions(GagarRedistributeOptionsSchema, defaults, { lambdaMax: 'lambda-max' });
+    checkFlagOptions(GagarRedistributeOptionsSchema, defaults);
     return defaults;
   },
   create(defaults) {

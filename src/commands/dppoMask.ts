@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { DppoMaskOptionsSchema, dppoMaskWithStats, type DppoMaskOptions } from '../../advantage/index.js';
-import type { RecordCommand } from '../command.js';
-import { checkFlagOptions, defined, enumFlag, numberFlag } from '../flags.js';
-import { callLibrary, IdSchema, NumberArray, parseRecord, withId } from '../record.js';
+import { DppoMaskOptionsSchema, dppoMaskDetailed, type DppoMaskOptions } from '../advantage/index.js';
+import type { RecordCommand } from './command.js';
+import { checkFlagOptions, defined, enumFlag, numberFlag } from './flags.js';
+import { callLibrary, IdSchema, NumberArray, parseRecord, withId } from './record.js';
 
 /** One `frognano dppo-mask` input line: one sequence's generated tokens. */
 export const DppoMaskRecordSchema = z
@@ -30,7 +30,7 @@ export interface DppoMaskOutput {
 }
 
 /**
- * Computes one DPPO mask record with `dppoMaskWithStats`. A scalar
+ * Computes one DPPO mask record with `dppoMaskDetailed`. A scalar
  * `advantages` is repeated for every token.
  * @throws RecordError naming `logpNew[t]`, `logpRollout[t]`, `advantages[t]`, `opts.<key>`
  */
@@ -38,7 +38,7 @@ export function dppoMaskRecord(value: unknown, defaults: DppoMaskOptions = {}): 
   const rec = parseRecord(DppoMaskRecordSchema, value);
   const adv = typeof rec.advantages === 'number' ? new Array<number>(rec.logpNew.length).fill(rec.advantages) : rec.advantages;
   const opts = { ...defaults, ...(rec.opts as DppoMaskOptions | undefined) };
-  const r = callLibrary(() => dppoMaskWithStats(rec.logpNew, rec.logpRollout, adv, opts));
+  const r = callLibrary(() => dppoMaskDetailed(rec.logpNew, rec.logpRollout, adv, opts));
   return withId(rec.id, r);
 }
 
@@ -46,7 +46,7 @@ export function dppoMaskRecord(value: unknown, defaults: DppoMaskOptions = {}): 
 export const dppoMaskCommand: RecordCommand<DppoMaskOptions> = {
   name: 'dppo-mask',
   summary: 'the DPPO asymmetric trust-region mask (one sequence per line)',
-  calls: 'dppoMaskWithStats (frognano/advantage)',
+  calls: 'dppoMaskDetailed (frognano/advantage)',
   input: `{ "logpNew": number[], "logpRollout": number[], "advantages": number[] | number, "opts"?: {...}, "id"? }
   log-probs of the generated tokens under the current policy and at sampling time (<= 0);
   advantages per token, or one number for the whole sequence
@@ -73,7 +73,7 @@ export const dppoMaskCommand: RecordCommand<DppoMaskOptions> = {
       deltaHigh: numberFlag(flags, 'delta-high'),
       divergence: enumFlag(flags, 'divergence', ['tv', 'kl'] as const),
     });
-    checkFlagOptions(DppoMaskOptionsSchema, defaults, { deltaLow: 'delta-low', deltaHigh: 'delta-high' });
+    checkFlagOptions(DppoMaskOptionsSchema, defaults);
     return defaults;
   },
   create(defaults) {

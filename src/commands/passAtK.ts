@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { passAtK } from '../../metrics/index.js';
-import type { RecordCommand } from '../command.js';
-import { intListFlag } from '../flags.js';
-import { callLibrary, IdSchema, parseRecord, RecordError, withId } from '../record.js';
+import { passAtK } from '../metrics/index.js';
+import type { RecordCommand } from './command.js';
+import { intListFlag } from './flags.js';
+import { callLibrary, IdSchema, parseRecord, RecordError, withId } from './record.js';
 
 /** One `frognano pass-at-k` input line: one task's sample counts (or pass/fail list) and the k value(s). */
 export const PassAtKRecordSchema = z

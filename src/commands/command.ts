@@ -1,9 +1,21 @@
+import type { Readable, Writable } from 'node:stream';
+
 /**
  * The shape of a record subcommand (`frognano advantages`, `frognano rewards`, ...):
  * its help text, its flags, and a processor that maps one input record to one
  * output record. The CLI streams JSONL through a processor; the service calls
  * the same processor on a request body, so both return the same numbers.
  */
+
+/** The streams a command run uses (the process's own, or test doubles). */
+export interface CliIo {
+  /** Where records come from when there is no `--in`. */
+  stdin: Readable & { isTTY?: boolean };
+  /** Where output records (and help) go when there is no `--out`. */
+  stdout: Writable;
+  /** Messages, the progress line and logs. */
+  stderr: Writable & { isTTY?: boolean };
+}
 
 /** A flag of a subcommand, as `--name VALUE` (string) or `--name` (boolean). */
 export interface FlagSpec {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { isFrognanoError } from '../errors/index.js';
-import { describeValue } from '../errors/validate.js';
+import { describeGot } from '../errors/describeValue.js';
+import { errorFromZodIssue } from '../errors/errorFromZodIssue.js';
+import { type ErrorCode, isFrognanoError } from '../errors/FrognanoError.js';
 
 /**
  * Validation of one input record (a JSONL line or an HTTP request body) and the
@@ -15,11 +16,11 @@ import { describeValue } from '../errors/validate.js';
 
 /**
  * A record-level error code: the library's `FrognanoError` codes
- * (`NON_FINITE`, `LENGTH_MISMATCH`, `EMPTY_INPUT`, `OUT_OF_RANGE`,
- * `INVALID_TYPE`) plus `INVALID_JSON` for a line that is not JSON (or not
- * UTF-8) and `LINE_TOO_LONG` for a line longer than `--max-line`.
+ * ({@link ErrorCode}: `NON_FINITE`, `LENGTH_MISMATCH`, `EMPTY_INPUT`,
+ * `OUT_OF_RANGE`, `INVALID_TYPE`, ...) plus `INVALID_JSON` for a line that is
+ * not JSON (or not UTF-8) and `LINE_TOO_LONG` for a line longer than `--max-line`.
  */
-export type RecordErrorCode = 'INVALID_JSON' | 'LINE_TOO_LONG' | 'NON_FINITE' | 'LENGTH_MISMATCH' | 'EMPTY_INPUT' | 'OUT_OF_RANGE' | 'INVALID_TYPE' | string;
+export type RecordErrorCode = ErrorCode | 'INVALID_JSON' | 'LINE_TOO_LONG';
 
 /** One record is invalid. `field` is the path inside the record (`rewards[2]`, `opts.eps`), when known. */
 export class RecordError extends Error {
@@ -80,97 +81,15 @@ export function checkedArray<T extends number | string>(element: T extends numbe
   }) as unknown as z.ZodType<T[]>;
 }
 
-function fieldOf(path: readonly PropertyKey[]): string {
-  let s = '';
-  for (const p of path) s += typeof p === 'number' ? `[${p}]` : s === '' ? String(p) : `.${String(p)}`;
-  return s;
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let v: unknown = root;
-  for (const p of path) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<PropertyKey, unknown>)[p];
-  }
-  return v;
-}
-
-/** The library's {@link describeValue}, plus `nothing` for a missing field and a boolean's value. */
-function describe(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  return typeof v === 'boolean' ? String(v) : describeValue(v);
-}
-
-type Issue = z.core.$ZodIssue;
-
 /**
- * In a union, the branch that got furthest into the value explains the failure
- * best (`candidates[0].tier` rather than "not a candidate and not null").
- */
-function deepestUnionIssue(issue: Issue): Issue | undefined {
-  const branches = (issue as { errors?: Issue[][] }).errors ?? [];
-  let best: Issue | undefined;
-  for (const b of branches) {
-    const first = b.find((i) => i.code === 'unrecognized_keys') ?? b[0];
-    if (first && first.path.length > 0 && (!best || first.path.length > best.path.length)) best = first;
-  }
-  return best && { ...best, path: [...issue.path, ...best.path] };
-}
-
-/** Converts a zod issue into a RecordError naming the field. */
-function recordErrorFromIssue(issue: Issue, value: unknown): RecordError {
-  let field = fieldOf(issue.path);
-  const got = valueAt(value, issue.path);
-  switch (issue.code) {
-    case 'unrecognized_keys': {
-      const keys = issue.keys.map((k) => JSON.stringify(k)).join(', ');
-      return new RecordError('INVALID_TYPE', `${field ? `${field}: ` : ''}unknown field(s) ${keys}`, field || undefined);
-    }
-    case 'invalid_type': {
-      if (typeof got === 'number' && !Number.isFinite(got)) {
-        return new RecordError('NON_FINITE', `${field} must be a finite number, got ${got}`, field);
-      }
-      const what = /^[aeiou]/.test(issue.expected) ? `an ${issue.expected}` : `a ${issue.expected}`;
-      if (got === undefined) return new RecordError('INVALID_TYPE', `${field} is required (${what})`, field);
-      return new RecordError('INVALID_TYPE', `${field} must be ${what}, got ${describe(got)}`, field);
-    }
-    case 'too_small': {
-      const origin = (issue as { origin?: string }).origin;
-      if (origin === 'array' && Number(issue.minimum) === 1 && Array.isArray(got) && got.length === 0) {
-        return new RecordError('EMPTY_INPUT', `${field} must have at least 1 element, got 0`, field);
-      }
-      return new RecordError('OUT_OF_RANGE', `${field}: ${issue.message}, got ${describe(got)}`, field);
-    }
-    case 'too_big':
-    case 'not_multiple_of':
-      return new RecordError('OUT_OF_RANGE', `${field}: ${issue.message}, got ${describe(got)}`, field);
-    case 'invalid_union': {
-      if (typeof got === 'number' && !Number.isFinite(got)) {
-        return new RecordError('NON_FINITE', `${field} must be a finite number, got ${got}`, field);
-      }
-      const deeper = deepestUnionIssue(issue);
-      if (deeper) return recordErrorFromIssue(deeper, value);
-      return new RecordError('INVALID_TYPE', `${field}: ${issue.message.replace(/^Invalid input$/, 'not one of the accepted forms')}, got ${describe(got)}`, field);
-    }
-    case 'invalid_value':
-      return new RecordError('INVALID_TYPE', `${field ? `${field}: ` : ''}${issue.message.replace(/^Invalid (option|input): /, '')}, got ${describe(got)}`, field || undefined);
-    case 'custom': {
-      const params = (issue as { params?: { code?: string; field?: string } }).params;
-      if (params?.field) field = field ? `${field}.${params.field}` : params.field;
-      return new RecordError(params?.code ?? 'OUT_OF_RANGE', `${field ? `${field}: ` : ''}${issue.message}`, field || undefined);
-    }
-    default:
-      return new RecordError('INVALID_TYPE', `${field ? `${field}: ` : ''}${issue.message}, got ${describe(got)}`, field || undefined);
-  }
-}
-
-/**
- * Converts a zod error into a RecordError naming the field. An unknown field
- * is reported first: a typo (`rewardz`) explains the missing field it causes.
+ * Converts a zod error into a RecordError naming the field, with the library's
+ * {@link errorFromZodIssue}. An unknown field is reported first: a typo
+ * (`rewardz`) explains the missing field it causes.
  */
 function recordErrorFromZod(error: z.ZodError, value: unknown): RecordError {
   const issue = error.issues.find((i) => i.code === 'unrecognized_keys') ?? error.issues[0]!;
-  return recordErrorFromIssue(issue, value);
+  const e = errorFromZodIssue(issue, value);
+  return new RecordError(e.code, e.message, e.field);
 }
 
 /** True for a plain JSON object (not an array, not null). */
@@ -184,7 +103,7 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
  */
 export function parseRecord<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   if (!isPlainObject(value)) {
-    throw new RecordError('INVALID_TYPE', `a record must be a JSON object, got ${describe(value)}`);
+    throw new RecordError('INVALID_TYPE', `a record must be a JSON object, got ${describeGot(value)}`);
   }
   const r = schema.safeParse(value);
   if (r.success) return r.data;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { gagarCoefficients } from '../../judges/index.js';
-import type { RecordCommand } from '../command.js';
-import { callLibrary, IdSchema, parseRecord, withId } from '../record.js';
+import { gagarCoefficients } from '../judges/index.js';
+import type { RecordCommand } from './command.js';
+import { callLibrary, IdSchema, parseRecord, withId } from './record.js';
 
 /** One `frognano gagar-coefficients` input line. */
 export const GagarCoefficientsRecordSchema = z

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { gagarWeightedScore } from '../../judges/index.js';
-import type { RecordCommand } from '../command.js';
-import { callLibrary, IdSchema, parseRecord, withId } from '../record.js';
+import { gagarWeightedScore } from '../judges/index.js';
+import type { RecordCommand } from './command.js';
+import { callLibrary, IdSchema, parseRecord, withId } from './record.js';
 
 /** One `frognano gagar-score` input line. */
 export const GagarScoreRecordSchema = z

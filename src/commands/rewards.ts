@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { shapeRewards, ShapeRewardOptionsSchema, type ShapeRewardOptions } from '../../rewards/index.js';
-import type { RecordCommand } from '../command.js';
-import { checkFlagOptions, defined, extendedNumberFlag, numberFlag } from '../flags.js';
-import { callLibrary, ExtendedNumberSchema, IdSchema, parseRecord, RecordError, withId } from '../record.js';
+import { shapeRewards, ShapeRewardOptionsSchema, type ShapeRewardOptions } from '../rewards/index.js';
+import type { RecordCommand } from './command.js';
+import { checkFlagOptions, defined, extendedNumberFlag, numberFlag } from './flags.js';
+import { callLibrary, ExtendedNumberSchema, IdSchema, parseRecord, RecordError, withId } from './record.js';
 
 const LineOptsSchema = z
   .object({
@@ -43,6 +43,9 @@ export interface RewardsSingleOutput {
 }
 
 type Defaults = Partial<ShapeRewardOptions>;
+
+/** The flags' shaping defaults: any subset of `shapeReward`'s options (built once). */
+const ShapeRewardDefaultsSchema = ShapeRewardOptionsSchema.partial();
 
 /**
  * Computes one rewards record with `shapeRewards` (frognano/rewards).
@@ -113,7 +116,7 @@ export const rewardsCommand: RecordCommand<Defaults> = {
       lengthPenalty: flags['no-length-penalty'] === true ? false : undefined,
       floor: extendedNumberFlag(flags, 'floor'),
     });
-    checkFlagOptions(ShapeRewardOptionsSchema.partial(), defaults, { truncatedReward: 'truncated-reward' });
+    checkFlagOptions(ShapeRewardDefaultsSchema, defaults);
     return defaults;
   },
   create(defaults) {

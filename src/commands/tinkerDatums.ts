@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { broadcastToTokens } from '../../advantage/index.js';
-import type { RecordCommand } from '../command.js';
-import { callLibrary, IdSchema, NumberArray, parseRecord, RecordError, withId } from '../record.js';
+import { broadcastToTokens } from '../advantage/index.js';
+import type { RecordCommand } from './command.js';
+import { callLibrary, IdSchema, NumberArray, parseRecord, RecordError, withId } from './record.js';
 
 /** One `frognano tinker-datums` input line: one rollout's token sequence with its loss mask, sampling log-probs and advantage. */
 export const TinkerDatumRecordSchema = z

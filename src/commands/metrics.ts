@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { bonAccuracy, kendallTau, macroPearson, macroSpearman, meanRegret, thresholdScore, type EvaluatorTask } from '../../metrics/index.js';
-import type { RecordCommand, RecordProcessor } from '../command.js';
-import { numberFlag } from '../flags.js';
-import { callLibrary, checkedArray, IdSchema, parseRecord, RecordError, withId } from '../record.js';
+import { bonAccuracy, kendallTau, macroPearson, macroSpearman, meanRegret, thresholdScore, type EvaluatorTask } from '../metrics/index.js';
+import type { RecordCommand, RecordProcessor } from './command.js';
+import { numberFlag } from './flags.js';
+import { callLibrary, checkedArray, IdSchema, parseRecord, RecordError, withId } from './record.js';
 
 /** One task of an evaluator validation set: unit-test and evaluator scores of its samples. */
 const TaskShape = {

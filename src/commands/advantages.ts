@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { groupAdvantages, GroupAdvantagesOptionsSchema, type GroupAdvantagesOptions } from '../../advantage/index.js';
-import type { RecordCommand } from '../command.js';
-import { checkFlagOptions, defined, enumFlag, numberFlag } from '../flags.js';
-import { callLibrary, IdSchema, NumberArray, parseRecord, RecordError, withId } from '../record.js';
+import { groupAdvantages, GroupAdvantagesOptionsSchema, type GroupAdvantagesOptions } from '../advantage/index.js';
+import type { RecordCommand } from './command.js';
+import { checkFlagOptions, defined, enumFlag, numberFlag } from './flags.js';
+import { callLibrary, IdSchema, NumberArray, parseRecord, RecordError, withId } from './record.js';
 
 /** One `frognano advantages` input line (SPEC §11). */
 export const AdvantagesRecordSchema = z
@@ -82,7 +82,7 @@ export const advantagesCommand: RecordCommand<Defaults> = {
       std: enumFlag(flags, 'std', ['sample', 'population'] as const),
       eps: numberFlag(flags, 'eps'),
     });
-    checkFlagOptions(GroupAdvantagesOptionsSchema, defaults, {});
+    checkFlagOptions(GroupAdvantagesOptionsSchema, defaults);
     return defaults;
   },
   create(defaults) {
