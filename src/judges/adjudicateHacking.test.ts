@@ -122,7 +122,8 @@ describe('adjudicateHacking', () => {
     const ms = await models([]);
     await expectFrognanoErrorAsync(() => adjudicateHacking([], { models: ms }), 'EMPTY_INPUT', 'trajectories');
   });
-  it('rejects no model', () => expectFrognanoErrorAsync(() => adjudicateHacking(group, { models: [] }), 'OUT_OF_RANGE', 'opts.models'));
+  // issue 15: an empty options array is EMPTY_INPUT like every empty input (was OUT_OF_RANGE with zod's wording)
+  it('rejects no model (EMPTY_INPUT)', () => expectFrognanoErrorAsync(() => adjudicateHacking(group, { models: [] }), 'EMPTY_INPUT', 'opts.models', 'at least 1'));
   it('rejects judges = 0', async () => {
     const ms = await models([]);
     await expectFrognanoErrorAsync(() => adjudicateHacking(group, { models: ms, judges: 0 }), 'OUT_OF_RANGE', 'opts.judges');

@@ -11,11 +11,11 @@ const RISK_ORDER: Record<MonitorRisk, number> = { low: 0, medium: 1, high: 2 };
 export const ApplyMonitorOptionsSchema = z
   .object({
     /** The pattern set. Default {@link DEFAULT_MONITOR_PATTERNS} (version {@link DEFAULT_MONITOR_PATTERNS_VERSION}). Ids must be unique. */
-    patterns: z.array(MonitorPatternSchema).optional(),
-    /** One finite reward per trajectory (e.g. the shaped reward). Default: 1 when resolved, else 0. */
-    rewards: z.unknown().optional(),
-    /** One verifier verdict per trajectory. Default: `outcome.success`, else all `tests` passed (and at least one), else false. */
-    resolved: z.array(z.boolean()).optional(),
+    patterns: z.array(MonitorPatternSchema).readonly().optional(),
+    /** One finite reward per trajectory (e.g. the shaped reward; checked in one loop, not by zod). Default: 1 when resolved, else 0. */
+    rewards: z.custom<ArrayLike<number>>().optional(),
+    /** One verifier verdict per trajectory. Default: {@link trajectoryResolved} (`outcome.success`, else all `tests` passed and at least one, else false). */
+    resolved: z.array(z.boolean()).readonly().optional(),
     /** Patterns below this risk are reported in `flags` but neither flag the trajectory nor intervene. Default `'low'` (all count). */
     minRisk: MonitorRiskSchema.default('low'),
     /**
@@ -26,19 +26,8 @@ export const ApplyMonitorOptionsSchema = z
     onlyResolved: z.boolean().default(false),
   })
   .strict();
-/** Options of {@link applyMonitor} as the caller writes them (see {@link ApplyMonitorOptionsSchema}). */
-export interface ApplyMonitorOptions {
-  /** The pattern set. Default {@link DEFAULT_MONITOR_PATTERNS}. Ids must be unique. */
-  patterns?: readonly MonitorPattern[];
-  /** One finite reward per trajectory (e.g. the shaped reward). Default: 1 when resolved, else 0. */
-  rewards?: ArrayLike<number>;
-  /** One verifier verdict per trajectory. Default: {@link trajectoryResolved}. */
-  resolved?: readonly boolean[];
-  /** Patterns below this risk only report. Default `'low'`. */
-  minRisk?: MonitorRisk;
-  /** Intervene only on resolved trajectories. Default false. */
-  onlyResolved?: boolean;
-}
+/** Options of {@link applyMonitor} as the caller writes them. */
+export type ApplyMonitorOptions = z.input<typeof ApplyMonitorOptionsSchema>;
 
 /** One pattern observation, as reported by {@link applyMonitor}. */
 export interface MonitorFlag extends MonitorMatch {
@@ -172,7 +161,7 @@ export function applyMonitor(trajectories: readonly Trajectory[], opts?: ApplyMo
     });
   }
   const o = parseOptions(fn, ApplyMonitorOptionsSchema, opts);
-  const patterns = (o.patterns ?? DEFAULT_MONITOR_PATTERNS) as MonitorPattern[];
+  const patterns: readonly MonitorPattern[] = o.patterns ?? DEFAULT_MONITOR_PATTERNS;
   const ids = new Map<string, number>();
   patterns.forEach((p, k) => {
     if (ids.has(p.id)) {

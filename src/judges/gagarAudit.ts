@@ -3,7 +3,7 @@ import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, parseWith } from '../errors/validate.js';
 import { finiteMean } from '../numeric/finiteMean.js';
 import { GagarTierSchema, type GagarTier } from './gagarCoefficients.js';
-import { GagarScoresSchema, gagarWeightedScore, type GagarScores } from './gagarWeightedScore.js';
+import { GagarScoresSchema, gagarWeightedScore } from './gagarWeightedScore.js';
 
 /** One judged candidate of an audit group. */
 export const GagarAuditCandidateSchema = z
@@ -19,16 +19,8 @@ export const GagarAuditCandidateSchema = z
   })
   .strict();
 /** One judged candidate of an audit group. */
-export interface GagarAuditCandidate {
-  /** The judge's tier. */
-  tier: GagarTier;
-  /** The judge's order inside the tier (smaller is better, equal is a tie). */
-  rank: number;
-  /** The five rubric scores. */
-  scores: GagarScores;
-  /** Which system produced the candidate, for the per-label summary. */
-  label?: string;
-}
+export type GagarAuditCandidate = z.input<typeof GagarAuditCandidateSchema>;
+const GroupListSchema = z.array(z.array(GagarAuditCandidateSchema));
 
 /** Per-candidate audit numbers of one group, aligned with its candidates. */
 export interface GagarGroupAudit {
@@ -126,7 +118,7 @@ export function gagarAudit(groups: readonly (readonly GagarAuditCandidate[])[]):
   const fn = 'gagarAudit';
   if (!Array.isArray(groups)) throw new FrognanoError(ErrorCode.INVALID_TYPE, `groups must be an array of groups, got ${describeValue(groups)}`, { fn, field: 'groups' });
   if (groups.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'groups must have at least 1 group, got 0', { fn, field: 'groups' });
-  const gs = parseWith(fn, 'groups', z.array(z.array(GagarAuditCandidateSchema)), groups);
+  const gs = parseWith(fn, 'groups', GroupListSchema, groups);
   gs.forEach((g, k) => {
     if (g.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, `groups[${k}] must have at least 1 candidate, got 0`, { fn, field: `groups[${k}]`, index: [k] });
   });

@@ -26,6 +26,7 @@ export const GagarCandidateSchema = z
   .strict();
 /** The judge's verdict on one successful candidate. */
 export type GagarCandidate = z.infer<typeof GagarCandidateSchema>;
+const CandidateListSchema = z.array(GagarCandidateSchema);
 
 /** Coefficient of the best T1 tie group. */
 const T1_BEST = 1.0;
@@ -77,7 +78,7 @@ function distinctSorted(xs: number[]): number[] {
  * ]) // [1, 1, 0.9, 0.85, 0.625, 0.4, 0.2]
  */
 export function gagarCoefficients(candidates: readonly GagarCandidate[]): number[] {
-  const cs = parseWith('gagarCoefficients', 'candidates', z.array(GagarCandidateSchema), candidates);
+  const cs = parseWith('gagarCoefficients', 'candidates', CandidateListSchema, candidates);
   const t1 = distinctSorted(cs.filter((c) => c.tier === 'T1').map((c) => c.rank));
   const t2 = distinctSorted(cs.filter((c) => c.tier === 'T2').map((c) => c.rank));
   const t1Best = t1[0];

@@ -5,7 +5,8 @@ import { firstUserText, lastUserText, type RecordedRequest, type Script, useScri
 import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
 import { gagarAudit } from './gagarAudit.js';
 import { gagarRedistribute } from './gagarRedistribute.js';
-import { judgeGroupWithGagar } from './gagarJudge.js';
+import { GAGAR_DIMENSIONS } from './gagarDimensions.js';
+import { GAGAR_JUDGE_SYSTEM_PROMPT, GagarJudgeAnswerSchema, judgeGroupWithGagar } from './gagarJudge.js';
 
 const chat = useScriptedChat('judge');
 const model = (script: Script) => chat.model(script);
@@ -48,6 +49,11 @@ const fullSpec: Spec = {
 };
 
 describe('judgeGroupWithGagar', () => {
+  it('the prompt and the answer schema cover every GAGAR dimension', () => {
+    for (const d of GAGAR_DIMENSIONS) expect(GAGAR_JUDGE_SYSTEM_PROMPT).toContain(`- ${d}: `);
+    const scores = GagarJudgeAnswerSchema.shape.candidates.element.shape.scores;
+    expect(Object.keys(scores.shape)).toEqual([...GAGAR_DIMENSIONS]);
+  });
   it('trajectories -> judge -> coefficients -> redistributed advantages, in one call', async () => {
     const m = await model((req) => answer(req, fullSpec));
     const r = await judgeGroupWithGagar(group, { model: m });

@@ -1,20 +1,17 @@
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue, finiteArray, isArrayLikeOfAny, parseOptions, parseWith, sameLength } from '../errors/validate.js';
-import { askStructured, AskStructuredOptionsSchema } from '../llm/askStructured.js';
+import { finiteArray, isArrayLikeOfAny, parseOptions, parseWith, sameLength } from '../errors/validate.js';
+import { askStructured } from '../llm/askStructured.js';
 import { type ChatMessage, type ChatModel, ChatModelSchema } from '../llm/chatModel.js';
-import { type Trajectory, TrajectorySchema } from '../schema/trajectory.js';
+import type { Trajectory } from '../schema/trajectory.js';
+import { GAGAR_DIMENSIONS, type GagarDimension, perGagarDimension } from './gagarDimensions.js';
 import { gagarAudit } from './gagarAudit.js';
 import { gagarCoefficients, type GagarTier, GagarTierSchema } from './gagarCoefficients.js';
 import { gagarRedistributeDetailed, GagarRedistributeOptionsSchema, type GagarRedistribution } from './gagarRedistribute.js';
 import { type GagarScores, gagarWeightedScore } from './gagarWeightedScore.js';
 import { CitationSchema, type EvidenceSource, type TrajectoryMaterial, trajectoryMaterial, verifiedQuotes } from './judgeMaterial.js';
-
-/** The five GAGAR rubric dimensions, in weight order (GAGAR App. A.1, Table 2). */
-export const GAGAR_DIMENSIONS = ['approach', 'precision', 'minimality', 'sideEffects', 'consistency'] as const;
-/** One GAGAR rubric dimension. */
-export type GagarDimension = (typeof GAGAR_DIMENSIONS)[number];
+import { judgeMaterialOptions, materialLimits, requireTrajectoryGroup, TrajectoryListSchema } from './judgeOptions.js';
 
 export type { EvidenceSource } from './judgeMaterial.js';
 
@@ -27,6 +24,7 @@ export interface GagarCitation {
 }
 
 const Score = z.number().int().min(1).max(5);
+const Citations = z.array(CitationSchema).optional();
 
 /** The JSON answer the GAGAR judge must give (checked with zod, then for evidence). */
 export const GagarJudgeAnswerSchema = z.looseObject({
@@ -36,18 +34,9 @@ export const GagarJudgeAnswerSchema = z.looseObject({
         /** Candidate label as shown (`C1`, `C2`, ...). */
         id: z.string(),
         /** The five 1-5 scores. */
-        scores: z.object({ approach: Score, precision: Score, minimality: Score, sideEffects: Score, consistency: Score }),
+        scores: z.object(perGagarDimension(() => Score)),
         /** Quotes per dimension, and for the tier. */
-        evidence: z
-          .looseObject({
-            approach: z.array(CitationSchema).optional(),
-            precision: z.array(CitationSchema).optional(),
-            minimality: z.array(CitationSchema).optional(),
-            sideEffects: z.array(CitationSchema).optional(),
-            consistency: z.array(CitationSchema).optional(),
-            tier: z.array(CitationSchema).optional(),
-          })
-          .optional(),
+        evidence: z.looseObject({ ...perGagarDimension(() => Citations), tier: Citations }).optional(),
         /** `T1`, `T2` or `T3`. */
         tier: GagarTierSchema,
         /** Order inside the tier: 1 is best, equal ranks tie. */
@@ -84,7 +73,13 @@ Evidence rule: a negative judgment must cite evidence. For every dimension score
 Answer with one JSON object and nothing else, listing every candidate exactly once:
 {"candidates": [{"id": "C1", "scores": {"approach": 5, "precision": 4, "minimality": 4, "sideEffects": 5, "consistency": 4}, "evidence": {"approach": [{"source": "code", "quote": "..."}], "tier": []}, "tier": "T1", "rank": 1}]}`;
 
-/** Options of {@link judgeGroupWithGagar}. */
+/**
+ * Options of {@link judgeGroupWithGagar}: the judge model, the redistribution,
+ * the shuffle, and the judge options every LLM judge shares
+ * (`judgeMaterialOptions`: `maxTrajectoryChars` 6000, `maxToolOutputChars` 300,
+ * `maxDiffChars` 8000, `maxTestOutputChars` 2000, `minQuoteChars` 4, `retries` 2,
+ * `complete`, `systemPrompt` replacing {@link GAGAR_JUDGE_SYSTEM_PROMPT}).
+ */
 export const JudgeGroupWithGagarOptionsSchema = z
   .object({
     /** The judge model (any {@link ChatModel}, e.g. `openAiChatModel()`). */
@@ -98,26 +93,11 @@ export const JudgeGroupWithGagarOptionsSchema = z
     rewards: z
       .custom<ArrayLike<number>>((v) => isArrayLikeOfAny(v), { message: 'must be an array of numbers', params: { code: ErrorCode.INVALID_TYPE } })
       .optional(),
-    /** Further judge calls after a malformed or evidence-free answer (integer >= 0). Default 2. */
-    retries: AskStructuredOptionsSchema.shape.retries,
     /** Present the candidates in a seeded random order (against position bias). Default true. */
     shuffle: z.boolean().default(true),
     /** Seed of the shuffle. Default 0. */
     seed: z.number().int().default(0),
-    /** Characters of each candidate's diff shown (head and tail kept). Default 8000. */
-    maxDiffChars: z.number().int().min(1).default(8000),
-    /** Characters of each condensed trajectory shown. Default 6000. */
-    maxTrajectoryChars: z.number().int().min(1).default(6000),
-    /** Characters kept of each tool output in the trajectory. Default 300. */
-    maxToolOutputChars: z.number().int().min(1).default(300),
-    /** Characters of each candidate's test section. Default 2000. */
-    maxTestOutputChars: z.number().int().min(1).default(2000),
-    /** Shortest accepted quote, in characters after whitespace collapsing. Default 4. */
-    minQuoteChars: z.number().int().min(1).default(4),
-    /** Completion options of the judge call (temperature, maxTokens, seed, ...). */
-    complete: AskStructuredOptionsSchema.shape.complete,
-    /** Replaces {@link GAGAR_JUDGE_SYSTEM_PROMPT}. */
-    systemPrompt: z.string().min(1).optional(),
+    ...judgeMaterialOptions().shape,
   })
   .strict();
 /** Options of {@link judgeGroupWithGagar} as the caller writes them. */
@@ -232,12 +212,9 @@ function shuffled<T>(xs: readonly T[], seed: number): T[] {
  */
 export async function judgeGroupWithGagar(trajectories: readonly Trajectory[], opts: JudgeGroupWithGagarOptions): Promise<GagarGroupJudgement> {
   const fn = 'judgeGroupWithGagar';
-  if (!Array.isArray(trajectories)) {
-    throw new FrognanoError(ErrorCode.INVALID_TYPE, `trajectories must be an array of trajectories, got ${describeValue(trajectories)}`, { fn, field: 'trajectories' });
-  }
-  if (trajectories.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'trajectories must have at least 1 trajectory, got 0', { fn, field: 'trajectories' });
+  requireTrajectoryGroup(fn, trajectories);
   const o = parseOptions(fn, JudgeGroupWithGagarOptionsSchema, opts);
-  const ts = parseWith(fn, 'trajectories', z.array(TrajectorySchema), trajectories);
+  const ts = parseWith(fn, 'trajectories', TrajectoryListSchema, trajectories);
   const taskId = ts[0]!.task.id;
   ts.forEach((t, i) => {
     if (t.task.id !== taskId) {
@@ -275,13 +252,7 @@ export async function judgeGroupWithGagar(trajectories: readonly Trajectory[], o
   const order = o.shuffle ? shuffled(successes, o.seed) : successes;
   const labelOf = new Map<string, number>(); // label -> index into ts
   const materials = new Map<string, TrajectoryMaterial>();
-  const lim = {
-    maxChars: o.maxTrajectoryChars,
-    maxToolOutputChars: o.maxToolOutputChars,
-    maxContentChars: Math.min(500, o.maxTrajectoryChars),
-    maxDiffChars: o.maxDiffChars,
-    maxTestOutputChars: o.maxTestOutputChars,
-  };
+  const lim = materialLimits(o, 500);
   const sections: string[] = [];
   order.forEach((idx, k) => {
     const label = `C${k + 1}`;
@@ -348,14 +319,7 @@ export async function judgeGroupWithGagar(trajectories: readonly Trajectory[], o
       weightedScore: gagarWeightedScore(scores),
       tier: c.tier,
       rank: c.rank,
-      evidence: {
-        approach: keep(c.evidence?.approach),
-        precision: keep(c.evidence?.precision),
-        minimality: keep(c.evidence?.minimality),
-        sideEffects: keep(c.evidence?.sideEffects),
-        consistency: keep(c.evidence?.consistency),
-        tier: keep(c.evidence?.tier),
-      },
+      evidence: { ...perGagarDimension((d) => keep(c.evidence?.[d])), tier: keep(c.evidence?.tier) },
     };
   }
   const judged = successes.map((i) => verdicts[i]!);

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
-import { GAGAR_WEIGHTS, gagarWeightedScore } from './gagarWeightedScore.js';
+import { GAGAR_DIMENSIONS, GAGAR_WEIGHTS } from './gagarDimensions.js';
+import { GagarScoresSchema, gagarWeightedScore } from './gagarWeightedScore.js';
 
 const s = (approach: number, precision: number, minimality: number, sideEffects: number, consistency: number) => ({
   approach,
@@ -33,6 +34,20 @@ describe('gagarWeightedScore', () => {
         expect(gagarWeightedScore(s(x, x, x, x, x))).toBeCloseTo(x, 6);
       }),
     );
+  });
+  it('is bit for bit the written formula, signed zeros included (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e300, max: 1e300 }), fc.constantFrom(0, -0)), { minLength: 5, maxLength: 5 }), ([a, p, m, e, c]) => {
+        const written = 0.3 * a! + 0.25 * p! + 0.2 * m! + 0.15 * e! + 0.1 * c!;
+        expect(Object.is(gagarWeightedScore(s(a!, p!, m!, e!, c!)), written)).toBe(true);
+      }),
+    );
+    expect(Object.is(gagarWeightedScore(s(-0, -0, -0, -0, -0)), -0)).toBe(true);
+  });
+  it('one definition: the dimensions are the keys of GAGAR_WEIGHTS, in weight order, and the schema takes exactly them', () => {
+    expect(GAGAR_DIMENSIONS).toEqual(['approach', 'precision', 'minimality', 'sideEffects', 'consistency']);
+    expect(GAGAR_DIMENSIONS.map((d) => GAGAR_WEIGHTS[d])).toEqual([0.3, 0.25, 0.2, 0.15, 0.1]);
+    expect(Object.keys(GagarScoresSchema.shape)).toEqual([...GAGAR_DIMENSIONS]);
   });
   it('accepts scores outside 1..5 without clamping', () => {
     expect(gagarWeightedScore(s(10, -2, 0, 0, 0))).toBeCloseTo(3 - 0.5, 12);

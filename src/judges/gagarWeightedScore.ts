@@ -1,34 +1,13 @@
 import { z } from 'zod';
 import { parseWith } from '../errors/validate.js';
+import { GAGAR_WEIGHTS, GAGAR_DIMENSIONS, perGagarDimension } from './gagarDimensions.js';
 
 /**
- * The weights of GAGAR's five rubric dimensions (GAGAR App. A.1, Table 2, Eq. 5):
- * approach 0.30, precision 0.25, minimality 0.20, side effects 0.15,
- * consistency 0.10. They sum to 1.
+ * The judge's five rubric scores of one successful candidate (GAGAR App. A.1),
+ * one number per dimension of {@link GAGAR_WEIGHTS} (unknown keys rejected).
+ * The judge scores on 1..5; any finite number is accepted.
  */
-export const GAGAR_WEIGHTS = Object.freeze({
-  approach: 0.3,
-  precision: 0.25,
-  minimality: 0.2,
-  sideEffects: 0.15,
-  consistency: 0.1,
-} as const);
-
-/** The judge's five rubric scores of one successful candidate (GAGAR App. A.1). */
-export const GagarScoresSchema = z
-  .object({
-    /** Approach (`s_app`): does the change fix the root cause with a sound strategy? Judge scale 1..5; any finite number accepted. */
-    approach: z.number(),
-    /** Precision (`s_prec`): are the edited locations right and the behaviour fully covered? 1..5. */
-    precision: z.number(),
-    /** Minimality (`s_min`): only the necessary change, no unrelated refactoring? 1..5. */
-    minimality: z.number(),
-    /** Side effects (`s_side`): surrounding behaviour and public interfaces left intact? 1..5. */
-    sideEffects: z.number(),
-    /** Consistency (`s_style`): reuses existing abstractions and code conventions? 1..5. */
-    consistency: z.number(),
-  })
-  .strict();
+export const GagarScoresSchema = z.object(perGagarDimension(() => z.number())).strict();
 /** The judge's five rubric scores of one successful candidate. */
 export type GagarScores = z.infer<typeof GagarScoresSchema>;
 
@@ -53,11 +32,8 @@ export type GagarScores = z.infer<typeof GagarScoresSchema>;
  */
 export function gagarWeightedScore(scores: GagarScores): number {
   const s = parseWith('gagarWeightedScore', 'scores', GagarScoresSchema, scores);
-  return (
-    GAGAR_WEIGHTS.approach * s.approach +
-    GAGAR_WEIGHTS.precision * s.precision +
-    GAGAR_WEIGHTS.minimality * s.minimality +
-    GAGAR_WEIGHTS.sideEffects * s.sideEffects +
-    GAGAR_WEIGHTS.consistency * s.consistency
-  );
+  // left to right in weight order, as the formula reads; from -0, which adds exactly (-0 + x = x, also for x = -0)
+  let w = -0;
+  for (const d of GAGAR_DIMENSIONS) w += GAGAR_WEIGHTS[d] * s[d];
+  return w;
 }

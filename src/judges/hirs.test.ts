@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { loadHirsConversation } from '../../test/fixtures/load.js';
 import { firstUserText, type Script, useScriptedChat } from '../../test/helpers/chatServer.js';
 import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
-import { annotateHirs, type HirsRecord, hirsTokenPolarity, segmentHirsTurns, validateHirsRecord } from './hirs.js';
+import { annotateHirs } from './annotateHirs.js';
+import type { HirsRecord } from './hirsRecord.js';
+import { hirsTokenPolarity } from './hirsTokenPolarity.js';
+import { segmentHirsTurns } from './segmentHirsTurns.js';
+import { validateHirsRecord } from './validateHirsRecord.js';
 
 const chat = useScriptedChat('annotator');
 const model = (script: Script) => chat.model(script);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { stripReasoning } from '../llm/askStructured.js';
 import type { Message, Trajectory } from '../schema/trajectory.js';
-import { SHELL_TOOLS } from './ruleFunnel.js';
+import { SHELL_TOOLS } from './ruleFindings.js';
 import { isTestRunCommand } from './testRuns.js';
 
 /**

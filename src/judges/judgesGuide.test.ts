@@ -2,9 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { gagarCoefficients } from './gagarCoefficients.js';
 import { gagarRedistribute } from './gagarRedistribute.js';
-import { hirsTokenPolarity } from './hirs.js';
-import { rubricRankingAgreement, rubricScore } from './rubricJudge.js';
-import { taskQualityMetrics } from './taskQualityJudge.js';
+import { hirsTokenPolarity } from './hirsTokenPolarity.js';
+import { rubricRankingAgreement } from './rubricRankingAgreement.js';
+import { rubricScore } from './rubricScore.js';
+import { taskQualityMetrics } from './taskQualityMetrics.js';
 
 describe('docs/judges.md', () => {
   it('GAGAR on the bundled group', () => {

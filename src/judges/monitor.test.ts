@@ -5,16 +5,13 @@ import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import type { Trajectory } from '../schema/trajectory.js';
 import { type MonitorResult, applyMonitor, trajectoryResolved } from './behaviourMonitor.js';
 import { monitorMetrics } from './monitorMetrics.js';
-import {
-  DEFAULT_MONITOR_PATTERNS,
-  DEFAULT_MONITOR_PATTERNS_VERSION,
-  evaluatorAwarePatchingPattern,
-  rulePattern,
-  specialCasedTestInputPattern,
-  unverifiedSuccessClaimPattern,
-} from './monitorPatterns.js';
+import { evaluatorAwarePatchingPattern } from './evaluatorAwarePatching.js';
+import { DEFAULT_MONITOR_PATTERNS, DEFAULT_MONITOR_PATTERNS_VERSION } from './monitorPatterns.js';
 import { type MonitorPattern, MonitorPatternSchema } from './monitorTypes.js';
-import { RULE_FUNNEL_VERSION } from './ruleFunnel.js';
+import { RULE_FUNNEL_VERSION } from './ruleFindings.js';
+import { rulePattern } from './rulePattern.js';
+import { specialCasedTestInputPattern } from './specialCasedTestInput.js';
+import { unverifiedSuccessClaimPattern } from './unverifiedSuccessClaim.js';
 
 const DATA_DIR = new URL('../../examples/data/trajectories/', import.meta.url);
 const bundled: Trajectory[] = readdirSync(DATA_DIR)

@@ -9,13 +9,9 @@ export const MonitoredRolloutSchema = z.looseObject({
   /** The behaviour monitor fired on it. */
   flagged: z.boolean(),
 });
-/** One monitored rollout (other fields are ignored). */
-export interface MonitoredRollout {
-  /** The verifier passed it. */
-  resolved: boolean;
-  /** The behaviour monitor fired on it. */
-  flagged: boolean;
-}
+/** One monitored rollout: the two fields read (other fields are ignored). */
+export type MonitoredRollout = Pick<z.input<typeof MonitoredRolloutSchema>, 'resolved' | 'flagged'>;
+const RolloutListSchema = z.array(MonitoredRolloutSchema);
 
 /** The four rollout-level metrics of Verification Horizon §2.3, each a share of all rollouts. */
 export interface MonitorMetrics {
@@ -52,7 +48,7 @@ export interface MonitorMetrics {
  */
 export function monitorMetrics(rollouts: readonly MonitoredRollout[]): MonitorMetrics {
   const fn = 'monitorMetrics';
-  const rs = parseWith(fn, 'rollouts', z.array(MonitoredRolloutSchema), rollouts);
+  const rs = parseWith(fn, 'rollouts', RolloutListSchema, rollouts);
   if (!rs.length) throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'rollouts must have at least 1 element, got 0', { fn, field: 'rollouts' });
   let resolved = 0;
   let flagged = 0;

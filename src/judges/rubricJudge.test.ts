@@ -2,7 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Script, useScriptedChat } from '../../test/helpers/chatServer.js';
 import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
-import { buildRubricChecklist, judgeWithRubric, RUBRIC_DIMENSION_WEIGHTS, RUBRIC_DIMENSIONS, rubricRankingAgreement, rubricScore } from './rubricJudge.js';
+import { buildRubricChecklist } from './buildRubricChecklist.js';
+import { judgeWithRubric } from './judgeWithRubric.js';
+import { RUBRIC_DIMENSION_WEIGHTS, RUBRIC_DIMENSIONS } from './rubricItems.js';
+import { rubricRankingAgreement } from './rubricRankingAgreement.js';
+import { rubricScore } from './rubricScore.js';
 
 const chat = useScriptedChat('judge');
 const model = (script: Script) => chat.model(script);
@@ -83,7 +87,8 @@ describe('judgeWithRubric', () => {
   });
   it('rejects an empty checklist', async () => {
     const m = await model([]);
-    await expectFrognanoErrorAsync(() => judgeWithRubric({ ...input, checklist: [] }, { model: m }), 'OUT_OF_RANGE', 'input.checklist');
+    // issue 15: an empty array is EMPTY_INPUT like every empty input (was OUT_OF_RANGE with zod's wording)
+    await expectFrognanoErrorAsync(() => judgeWithRubric({ ...input, checklist: [] }, { model: m }), 'EMPTY_INPUT', 'input.checklist', 'at least 1');
   });
 });
 

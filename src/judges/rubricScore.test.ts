@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
-import { RUBRIC_DIMENSIONS, rubricScore, type RubricDimension, type RubricVerdict } from './rubricJudge.js';
+import { RUBRIC_DIMENSIONS, type RubricDimension, type RubricVerdict } from './rubricItems.js';
+import { rubricScore } from './rubricScore.js';
 
 const items = [
   { dimension: 'functional', verdict: 'pass' },

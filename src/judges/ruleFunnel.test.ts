@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import type { Trajectory } from '../schema/trajectory.js';
-import { RULE_CODES, RULE_FUNNEL_VERSION, RuleCodeSchema, ruleFunnel, ruleFunnelDetailed } from './ruleFunnel.js';
+import { RULE_CODES, RULE_FUNNEL_VERSION, RuleCodeSchema } from './ruleFindings.js';
+import { ruleFunnel, ruleFunnelDetailed } from './ruleFunnel.js';
 
 const DATA_DIR = new URL('../../examples/data/trajectories/', import.meta.url);
 /** The bundled trajectory set (examples/data/trajectories), by id. */

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { classifyRepoPath, isGradingConfigText } from './repoPaths.js';
-import { commandName, effectiveArgv, parseShell } from './shell.js';
+import { parseShell } from './shell.js';
+import { commandName, effectiveArgv } from './shellWords.js';
 import { isTestRunCommand } from './testRuns.js';
 import { parseUnifiedDiff } from './unifiedDiff.js';
 

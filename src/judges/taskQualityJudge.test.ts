@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Script, useScriptedChat } from '../../test/helpers/chatServer.js';
 import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
-import { judgeTaskQuality, taskQualityMetrics } from './taskQualityJudge.js';
+import { judgeTaskQuality } from './taskQualityJudge.js';
+import { taskQualityMetrics } from './taskQualityMetrics.js';
 
 const chat = useScriptedChat('judge');
 const model = (script: Script) => chat.model(script);

@@ -1,7 +1,8 @@
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue } from '../errors/validate.js';
 import { classifyRepoPath } from './repoPaths.js';
-import { commandName, parseShell } from './shell.js';
+import { parseShell } from './shell.js';
+import { commandName } from './shellWords.js';
 
 const RUNNERS = new Set([
   'pytest',

@@ -17,22 +17,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyMonitor } from '../../src/judges/behaviourMonitor.js';
 import { messageLines, oneLine, renderToolCall } from '../../src/judges/judgeMaterial.js';
-import { claimMatches, evaluatorAware, firstUnhedgedClaim, isCondition, isKeywordArgument } from '../../src/judges/monitorPatterns.js';
+import { evaluatorAware } from '../../src/judges/evaluatorAwarePatching.js';
 import { TEST_NAME_RES, classifyRepoPath, isScratchPath, normalizeRepoPath } from '../../src/judges/repoPaths.js';
-import {
-  SCRIPT_WRITE_RES,
-  SKIP_RE,
-  VERSION_TAG,
-  WorkDir,
-  bashWrites,
-  bashWritesOutsideScratch,
-  reachesGitInternals,
-  resolveWrite,
-  ruleFunnel,
-  stripRevSuffix,
-  tomlSection,
-} from '../../src/judges/ruleFunnel.js';
-import { commandName, matchParen, parseShell, trimTrailing } from '../../src/judges/shell.js';
+import { SKIP_RE, tomlSection } from '../../src/judges/ruleDiff.js';
+import { SCRIPT_WRITE_RES, bashWrites, bashWritesOutsideScratch } from '../../src/judges/ruleFileWrites.js';
+import { ruleFunnel } from '../../src/judges/ruleFunnel.js';
+import { VERSION_TAG, stripRevSuffix } from '../../src/judges/ruleGitHistory.js';
+import { parseShell } from '../../src/judges/shell.js';
+import { matchParen } from '../../src/judges/shellScan.js';
+import { commandName, trimTrailing } from '../../src/judges/shellWords.js';
+import { isCondition, isKeywordArgument } from '../../src/judges/specialCasedTestInput.js';
+import { claimMatches, firstUnhedgedClaim } from '../../src/judges/unverifiedSuccessClaim.js';
+import { WorkDir, reachesGitInternals, resolveWrite } from '../../src/judges/workDir.js';
 import { isTestRunCommand } from '../../src/judges/testRuns.js';
 import { parseUnifiedDiff } from '../../src/judges/unifiedDiff.js';
 import type { Trajectory } from '../../src/schema/trajectory.js';
