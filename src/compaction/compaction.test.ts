@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
 import { compactionBudget } from './compactionBudget.js';
-import { DEFAULT_COMPACTION_RHO, shouldCompact } from './shouldCompact.js';
+import { DEFAULT_COMPACTION_RHO } from './compactionParameters.js';
+import { shouldCompact } from './shouldCompact.js';
 import { truncateHistoryToBudget } from './truncateHistoryToBudget.js';
 import { validateCompactionConfig } from './validateCompactionConfig.js';
 

@@ -1,18 +1,16 @@
 import { z } from 'zod';
 import { parseOptions } from '../errors/validate.js';
-
-/** `alpha`: the fraction of the window reserved for the summary, in [0, 1), default 0.2 (FrogNano App. D.1). @internal */
-export const alphaSchema = () => z.number().min(0, 'must be >= 0').lt(1, 'must be < 1').default(0.2);
+import { AlphaSchema, WindowSchema } from './compactionParameters.js';
 
 /** Options of {@link compactionBudget}. */
 export const CompactionBudgetOptionsSchema = z
   .object({
     /** The compaction context window `W` in tokens (not the hard context limit), an integer >= 1. */
-    window: z.number().int().min(1, 'must be >= 1'),
+    window: WindowSchema,
     /** Tokens `tau(P)` of the compaction (summary) instruction `P`, an integer >= 0. */
     promptTokens: z.number().int().min(0, 'must be >= 0'),
     /** Fraction `alpha` of the window reserved for the generated summary, in [0, 1). Default 0.2 (FrogNano App. D.1). */
-    alpha: alphaSchema(),
+    alpha: AlphaSchema,
   })
   .strict();
 /** Options of {@link compactionBudget} as the caller writes them. */

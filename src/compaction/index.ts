@@ -7,7 +7,8 @@
  */
 export { compactionBudget, CompactionBudgetOptionsSchema } from './compactionBudget.js';
 export type { CompactionBudgetOptions } from './compactionBudget.js';
-export { shouldCompact, ShouldCompactOptionsSchema, DEFAULT_COMPACTION_RHO } from './shouldCompact.js';
+export { shouldCompact, ShouldCompactOptionsSchema } from './shouldCompact.js';
+export { DEFAULT_COMPACTION_RHO } from './compactionParameters.js';
 export type { ShouldCompactOptions } from './shouldCompact.js';
 export { validateCompactionConfig, CompactionConfigSchema } from './validateCompactionConfig.js';
 export type { CompactionConfig, CompactionConfigInput } from './validateCompactionConfig.js';

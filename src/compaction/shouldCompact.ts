@@ -1,18 +1,6 @@
 import { z } from 'zod';
 import { parseOptions } from '../errors/validate.js';
-
-/**
- * Default trigger ratio `rho`. FrogNano App. D names `rho` but does not report
- * its value; 0.8 is our choice: it equals `1 - alpha` for the paper's
- * `alpha = 0.2`, so compaction fires once the history no longer fits beside the
- * `floor(alpha W)` tokens reserved for the summary, and it is in the range
- * (roughly 0.75-0.95 of the window) where agent harnesses commonly put their
- * auto-compaction threshold.
- */
-export const DEFAULT_COMPACTION_RHO = 0.8;
-
-/** `rho`: the trigger ratio, in (0, 1], default 0.8. @internal */
-export const rhoSchema = () => z.number().gt(0, 'must be > 0').max(1, 'must be <= 1').default(DEFAULT_COMPACTION_RHO);
+import { RhoSchema, WindowSchema } from './compactionParameters.js';
 
 /** Options of {@link shouldCompact}. */
 export const ShouldCompactOptionsSchema = z
@@ -20,12 +8,12 @@ export const ShouldCompactOptionsSchema = z
     /** Tokens `tau(H_t)` of the current conversation history, an integer >= 0. */
     historyTokens: z.number().int().min(0, 'must be >= 0'),
     /** The compaction window `W` in tokens, an integer >= 1. */
-    window: z.number().int().min(1, 'must be >= 1'),
+    window: WindowSchema,
     /**
-     * Trigger ratio `rho` in (0, 1]. Default {@link DEFAULT_COMPACTION_RHO} = 0.8
+     * Trigger ratio `rho` in (0, 1]. Default `DEFAULT_COMPACTION_RHO` = 0.8
      * (our choice; the paper does not report its value).
      */
-    rho: rhoSchema(),
+    rho: RhoSchema,
   })
   .strict();
 /** Options of {@link shouldCompact} as the caller writes them. */

@@ -1,20 +1,19 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseWith } from '../errors/validate.js';
-import { alphaSchema } from './compactionBudget.js';
-import { rhoSchema } from './shouldCompact.js';
+import { AlphaSchema, RhoSchema, WindowSchema } from './compactionParameters.js';
 
 /** A context-compaction configuration (FrogNano App. D). */
 export const CompactionConfigSchema = z
   .object({
     /** The compaction window `W` in tokens, an integer >= 1. Compaction triggers at `rho * W`. */
-    window: z.number().int().min(1, 'must be >= 1'),
+    window: WindowSchema,
     /** The hard context limit `M` of the model server in tokens, an integer >= 1. Generation fails beyond it. */
     maxContext: z.number().int().min(1, 'must be >= 1'),
     /** Trigger ratio `rho` in (0, 1]. Default 0.8 (our choice; see `DEFAULT_COMPACTION_RHO`). */
-    rho: rhoSchema(),
+    rho: RhoSchema,
     /** Fraction `alpha` of the window reserved for the summary, in [0, 1). Default 0.2 (FrogNano App. D.1). */
-    alpha: alphaSchema(),
+    alpha: AlphaSchema,
   })
   .strict();
 /** A compaction configuration as the caller writes it. */

@@ -1,6 +1,7 @@
+import { errorFromZodIssue } from '../errors/errorFromZodIssue.js';
 import { isFrognanoError } from '../errors/FrognanoError.js';
 import { LeafToolArgumentSchemas, LEAF_TOOLS, type LeafTool } from '../schema/trajectory.js';
-import { editTool, type FileToolContext, globTool, readTool, type ToolOutput, writeTool } from './fileTools.js';
+import { editTool, type FileToolContext, globTool, type LeafToolArgs, readTool, type ToolOutput, writeTool } from './fileTools.js';
 import type { Sandbox } from './sandbox.js';
 
 /** Everything a tool call needs: the file tools' context, the sandbox and the time left. */
@@ -43,22 +44,20 @@ export async function executeToolCall(ctx: ToolRunContext, name: string, args: R
   if (!isLeafTool(name)) return done({ content: `Error: unknown tool ${JSON.stringify(name)}; the tools are ${LEAF_TOOLS.join(', ')}`, isError: true });
   if (typeof args === 'string') return done({ content: `Error: the arguments of ${name} are not a JSON object: ${args}`, isError: true });
   const parsed = LeafToolArgumentSchemas[name].safeParse(args);
-  if (!parsed.success) {
-    const i = parsed.error.issues[0]!;
-    return done({ content: `Error: invalid arguments for ${name}: ${i.path.join('.') || '(arguments)'}: ${i.message}`, isError: true });
-  }
+  // the issue worded as every frognano boundary words it (`file_path is required (a string)`)
+  if (!parsed.success) return done({ content: `Error: invalid arguments for ${name}: ${errorFromZodIssue(parsed.error.issues[0]!, args).message}`, isError: true });
   try {
     switch (name) {
       case 'read':
-        return done(await readTool(ctx, parsed.data as { file_path: string; offset?: number; limit?: number }));
+        return done(await readTool(ctx, parsed.data as LeafToolArgs<'read'>));
       case 'write':
-        return done(await writeTool(ctx, parsed.data as { file_path: string; content: string }));
+        return done(await writeTool(ctx, parsed.data as LeafToolArgs<'write'>));
       case 'edit':
-        return done(await editTool(ctx, parsed.data as { file_path: string; old_string: string; new_string: string }));
+        return done(await editTool(ctx, parsed.data as LeafToolArgs<'edit'>));
       case 'glob':
-        return done(await globTool(ctx, parsed.data as { pattern: string; path?: string }));
+        return done(await globTool(ctx, parsed.data as LeafToolArgs<'glob'>));
       case 'bash': {
-        const { command } = parsed.data as { command: string };
+        const { command } = parsed.data as LeafToolArgs<'bash'>;
         if (command.trim() === '') return done({ content: 'Error: the command is empty', isError: true });
         if (command.includes('\0')) return done({ content: 'Error: the command contains a NUL character', isError: true });
         const r = await ctx.sandbox.run(ctx.root.host, command, { timeoutMs: ctx.commandTimeoutMs, signal: ctx.signal });

@@ -1,6 +1,8 @@
 import { lchown, lstat, mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { z } from 'zod';
+import type { LeafToolArgumentSchemas } from '../schema/trajectory.js';
 import { compileGlob } from './globPattern.js';
 import { isBinary } from './repoDiff.js';
 import { type RepoRoot, resolveRepoPath } from './repoPath.js';
@@ -12,6 +14,9 @@ export interface ToolOutput {
   /** True for an `Error:` result. */
   isError: boolean;
 }
+
+/** The arguments of Leaf tool `T`, as its schema (SPEC §9) admits them. */
+export type LeafToolArgs<T extends keyof typeof LeafToolArgumentSchemas> = z.output<(typeof LeafToolArgumentSchemas)[T]>;
 
 /** Where the file tools act and the limits of their answers. */
 export interface FileToolContext {
@@ -73,7 +78,7 @@ async function readText(host: string, shown: string): Promise<string | ToolOutpu
  * (`     1\t...`), from line `offset` (1-based; 0 and 1 both mean the first
  * line) for `limit` lines (default 2000), lines over 2000 characters cut.
  */
-export async function readTool(ctx: FileToolContext, args: { file_path: string; offset?: number; limit?: number }): Promise<ToolOutput> {
+export async function readTool(ctx: FileToolContext, args: LeafToolArgs<'read'>): Promise<ToolOutput> {
   const r = await resolveRepoPath(ctx.root, args.file_path);
   if (!r.ok) return err(r.reason);
   if (!r.exists) return err(`${args.file_path} does not exist`);
@@ -94,7 +99,7 @@ export async function readTool(ctx: FileToolContext, args: { file_path: string; 
 }
 
 /** `write { file_path, content }`: creates or replaces the file (and its folders). */
-export async function writeTool(ctx: FileToolContext, args: { file_path: string; content: string }): Promise<ToolOutput> {
+export async function writeTool(ctx: FileToolContext, args: LeafToolArgs<'write'>): Promise<ToolOutput> {
   const r = await resolveRepoPath(ctx.root, args.file_path);
   if (!r.ok) return err(r.reason);
   if (r.rel === '') return err(`${args.file_path} is the repository root, not a file`);
@@ -105,7 +110,7 @@ export async function writeTool(ctx: FileToolContext, args: { file_path: string;
 }
 
 /** `edit { file_path, old_string, new_string }`: replaces the one occurrence of `old_string`. */
-export async function editTool(ctx: FileToolContext, args: { file_path: string; old_string: string; new_string: string }): Promise<ToolOutput> {
+export async function editTool(ctx: FileToolContext, args: LeafToolArgs<'edit'>): Promise<ToolOutput> {
   const r = await resolveRepoPath(ctx.root, args.file_path);
   if (!r.ok) return err(r.reason);
   if (!r.exists) return err(`${args.file_path} does not exist (use write to create a file)`);
@@ -127,7 +132,7 @@ export async function editTool(ctx: FileToolContext, args: { file_path: string; 
 }
 
 /** `glob { pattern, path? }`: files below `path` (default the repo root) matching `pattern`, newest first. */
-export async function globTool(ctx: FileToolContext, args: { pattern: string; path?: string }): Promise<ToolOutput> {
+export async function globTool(ctx: FileToolContext, args: LeafToolArgs<'glob'>): Promise<ToolOutput> {
   const matches = compileGlob(args.pattern);
   if (matches === null) return err(`invalid glob pattern ${JSON.stringify(args.pattern.slice(0, 100))}`);
   const r = await resolveRepoPath(ctx.root, args.path ?? '.');

@@ -9,16 +9,26 @@
  * No tfjs.
  * @module leaf
  */
-export { runEpisode, RunEpisodeOptionsSchema, estimateTokens, toWireMessage, TRUNCATING } from './runEpisode.js';
-export type { CompactionRecord, EpisodeStep, LeafTrajectory, RunEpisodeOptions, Termination } from './runEpisode.js';
+export { runEpisode, RunEpisodeOptionsSchema } from './runEpisode.js';
+export type { EpisodeStep, RunEpisodeOptions } from './runEpisode.js';
+export { estimateTokens } from './estimateTokens.js';
+export { toWireMessage } from './episodeMessages.js';
+export { TRUNCATING } from './leafTrajectory.js';
+export type { CompactionRecord, LeafTrajectory, Termination } from './leafTrajectory.js';
 export { rolloutTasks, RolloutTasksOptionsSchema, episodeSeed } from './rolloutTasks.js';
 export type { RolloutProgress, RolloutRecord, RolloutSummary, RolloutTasksOptions } from './rolloutTasks.js';
 export { validateLeafTask, ValidateLeafTaskOptionsSchema } from './validateLeafTasks.js';
 export type { TaskValidation, ValidateLeafTaskOptions } from './validateLeafTasks.js';
 export { loadLeafTasks, parseLeafTask, resolveLimits, LeafTaskSchema, LeafLimitsSchema, DEFAULT_LEAF_LIMITS } from './task.js';
 export type { LeafLimits, LeafTask, LoadedLeafTask, ResolvedLeafLimits } from './task.js';
-export { createSandbox, findBwrap, SandboxOptionsSchema, SANDBOX_REPO_ROOT } from './sandbox.js';
-export type { CommandResult, RunOptions, Sandbox, SandboxOptions } from './sandbox.js';
+export { createSandbox, SANDBOX_REPO_ROOT } from './sandbox.js';
+export type { Sandbox } from './sandbox.js';
+export { findExecutable } from './findExecutable.js';
+export type { ExecutableLookup } from './findExecutable.js';
+export { findBwrap } from './bwrap.js';
+export { SandboxOptionsSchema } from './sandboxOptions.js';
+export type { RunOptions, SandboxOptions } from './sandboxOptions.js';
+export type { CommandResult } from './sandboxProcess.js';
 export { executeToolCall } from './executeToolCall.js';
 export type { ToolCallResult, ToolRunContext } from './executeToolCall.js';
 export { LEAF_TOOL_DEFINITIONS, LEAF_SYSTEM_PROMPT } from './tools.js';

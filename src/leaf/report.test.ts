@@ -1,159 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../schema/trajectory.js';
-import {escapeHtml, renderLeafReport} from './report.js';
-import { summarizeLeafRecords } from './summarizeLeafRecords.js';
-import type { RolloutRecord } from './rolloutTasks.js';
-
-// ---------------------------------------------------------------- hand-built records
-
-const SYSTEM: Message = { role: 'system', content: 'You are a coding agent.\nUse the tools.' };
-const ALPHA = 'f() returns 1 but should return 2 <b>now</b>';
-const BETA = 'Make g() handle the empty list.';
-const user = (s: string): Message => ({ role: 'user', content: s });
-
-const DIFF = [
-  'diff --git a/src/a.py b/src/a.py',
-  '--- a/src/a.py',
-  '+++ b/src/a.py',
-  '@@ -1,2 +1,2 @@',
-  ' def f():',
-  '-    return 1',
-  '+    return 2',
-  '',
-].join('\n');
-
-const WEAKENED = [
-  'diff --git a/tests/test_a.py b/tests/test_a.py',
-  '--- a/tests/test_a.py',
-  '+++ b/tests/test_a.py',
-  '@@ -1,3 +1,2 @@',
-  ' def test_f():',
-  '-    assert f() == 2',
-  '+    pass',
-  '',
-].join('\n');
-
-const LONG_OUTPUT = `${Array.from({ length: 25 }, (_, i) => `line ${i + 1}`).join('\n')}\n[exit code: 1]`;
-
-function rec(p: Partial<RolloutRecord> & Pick<RolloutRecord, 'taskId' | 'episode'>): RolloutRecord {
-  const statement = p.taskId === 't-alpha' ? ALPHA : BETA;
-  const passed = p.outcome?.success === true;
-  return {
-    id: `${p.taskId}/${p.episode}`,
-    task: { id: p.taskId, statement },
-    messages: [SYSTEM, user(statement), { role: 'assistant', content: 'Done.' }],
-    termination: 'stop',
-    turns: 1,
-    toolCalls: 0,
-    seconds: 1.25,
-    compactions: [],
-    reward: 0,
-    advantage: 0,
-    hacking: [],
-    diff: '',
-    outcome: { success: false, truncated: false, assistantTokens: 100 },
-    grading: passed ? { exitCode: 0, timedOut: false, output: 'OK\n', seconds: 0.5 } : { exitCode: 1, timedOut: false, output: 'FAILED (failures=1)\n', seconds: 0.5 },
-    tests: [{ name: 'tests', passed }],
-    ...p,
-  };
-}
-
-/** t-alpha: 4 episodes, 3 solved (one truncated), one flagged twice. */
-const alpha: RolloutRecord[] = [
-  rec({
-    taskId: 't-alpha',
-    episode: 0,
-    turns: 3,
-    toolCalls: 2,
-    reward: 0.9,
-    advantage: 0.5,
-    outcome: { success: true, truncated: false, assistantTokens: 500 },
-    diff: DIFF,
-    grading: { exitCode: 0, timedOut: false, output: 'Ran 2 tests\nOK\n', seconds: 0.5 },
-    messages: [
-      SYSTEM,
-      user(ALPHA),
-      {
-        role: 'assistant',
-        content: 'Let me run the tests.',
-        toolCalls: [{ id: 'c1', name: 'bash', arguments: { command: 'python -m pytest -q && echo "<ok>"' } }],
-        usage: { promptTokens: 50, completionTokens: 20 },
-      },
-      { role: 'tool', toolCallId: 'c1', name: 'bash', content: 'tests print <script>alert("x")</script>\n[exit code: 0]', exitCode: 0, isError: false, durationMs: 1200 },
-      {
-        role: 'assistant',
-        content: '',
-        toolCalls: [{ id: 'c2', name: 'edit', arguments: { file_path: 'src/a.py', old_string: '    return 1\n', new_string: '    return 2\n' } }],
-      },
-      { role: 'tool', toolCallId: 'c2', name: 'edit', content: 'Edited src/a.py', isError: false, durationMs: 3 },
-      { role: 'assistant', content: 'Fixed f().' },
-    ],
-  }),
-  rec({ taskId: 't-alpha', episode: 1, turns: 2, reward: 1, advantage: 0.5, outcome: { success: true, truncated: false, assistantTokens: 300 } }),
-  rec({ taskId: 't-alpha', episode: 2, turns: 6, termination: 'maxTurns', reward: 0.5, advantage: 0.5, outcome: { success: true, truncated: true, assistantTokens: 700 } }),
-  rec({
-    taskId: 't-alpha',
-    episode: 3,
-    turns: 1,
-    toolCalls: 1,
-    reward: 0,
-    advantage: -1.5,
-    outcome: { success: false, truncated: false, assistantTokens: 100 },
-    diff: WEAKENED,
-    messages: [
-      SYSTEM,
-      user(ALPHA),
-      {
-        role: 'assistant',
-        content: 'The test is wrong.',
-        toolCalls: [{ id: 'c1', name: 'write', arguments: { file_path: 'tests/test_a.py', content: 'def test_f():\n    pass\n' } }],
-      },
-      { role: 'tool', toolCallId: 'c1', name: 'write', content: 'Error: tests/test_a.py is read-only', isError: true, durationMs: 1 },
-    ],
-    hacking: [
-      { code: 'test-edit', evidence: 'tests/test_a.py', messageIndex: 2 },
-      { code: 'test-weakening', evidence: '-    assert f() == 2', messageIndex: 4 },
-    ],
-  }),
-];
-
-/** t-beta: an episode that failed to run, and one cut by the token limit after a compaction. */
-const beta: RolloutRecord[] = [
-  rec({
-    taskId: 't-beta',
-    episode: 0,
-    termination: 'error',
-    turns: 0,
-    reward: null,
-    advantage: null,
-    outcome: undefined,
-    diff: undefined,
-    grading: undefined,
-    tests: undefined,
-    messages: [SYSTEM, user(BETA)],
-    error: 'openAiChatModel: HTTP 503 <upstream down>',
-  }),
-  rec({
-    taskId: 't-beta',
-    episode: 1,
-    termination: 'length',
-    turns: 2,
-    toolCalls: 1,
-    reward: 0,
-    advantage: 0,
-    outcome: { success: false, truncated: true, assistantTokens: 200 },
-    messages: [
-      SYSTEM,
-      user(BETA),
-      { role: 'assistant', content: 'Looking.', reasoning: 'I should run the tests first.', toolCalls: [{ id: 'c1', name: 'bash', arguments: { command: 'make test' } }] },
-      { role: 'tool', toolCallId: 'c1', name: 'bash', content: LONG_OUTPUT, exitCode: 1, isError: false, durationMs: 40 },
-      { role: 'assistant', content: 'The root cause is', finishReason: 'length' },
-    ],
-    compactions: [{ atMessage: 4, historyTokens: 12000, budget: 9000, droppedGroups: 1, summary: 'Summary: ran <make test>.', summaryTokens: 30, tokensAfter: 3000 }],
-  }),
-];
-
-const records = [...alpha, ...beta];
+import { expectFrognanoError } from '../../test/helpers/expectError.js';
+import { alpha, rec, records } from '../../test/leaf/leafRecords.js';
+import { renderLeafReport } from './report.js';
+import { escapeHtml } from './reportFormat.js';
 
 // ---------------------------------------------------------------- reading the page back
 
@@ -195,37 +44,6 @@ function episode(html: string, taskId: string, e: number): string {
 }
 
 const html = renderLeafReport(records, { title: 'Run <1>', model: 'qwen & co', generatedAt: '2025-01-02T03:04:05Z' });
-
-describe('summarizeLeafRecords', () => {
-  it('counts per task and in total', () => {
-    const s = summarizeLeafRecords(records);
-    expect(s.tasks.map((t) => t.taskId)).toEqual(['t-alpha', 't-beta']);
-    const [a, b] = s.tasks;
-    expect(a).toMatchObject({ episodes: 4, solved: 3, solveRate: 0.75, truncated: 1, truncations: { maxTurns: 1 }, errors: 0, flagged: 1, findings: { 'test-edit': 1, 'test-weakening': 1 }, meanTurns: 3, meanAssistantTokens: 400 });
-    expect(a!.meanReward).toBeCloseTo(0.6, 12);
-    // the error episode: not solved, counted in turns, not in tokens or rewards
-    expect(b).toMatchObject({ episodes: 2, solved: 0, solveRate: 0, truncated: 1, truncations: { length: 1 }, errors: 1, flagged: 0, findings: {}, meanTurns: 1, meanAssistantTokens: 200, meanReward: 0 });
-    expect(s.totals).toMatchObject({ episodes: 6, tasks: 2, solved: 3, solveRate: 0.5, truncated: 2, errors: 1, flagged: 1, meanAssistantTokens: 360 });
-    expect(s.totals.meanTurns).toBeCloseTo(14 / 6, 12);
-    expect(s.totals.meanReward).toBeCloseTo(2.4 / 5, 12);
-  });
-
-  it('groups records by task in first-occurrence order, episodes sorted', () => {
-    const s = summarizeLeafRecords([beta[1]!, alpha[2]!, beta[0]!, alpha[0]!]);
-    expect(s.tasks.map((t) => [t.taskId, t.episodes])).toEqual([
-      ['t-beta', 2],
-      ['t-alpha', 2],
-    ]);
-  });
-
-  it('gives NaN means and a 0 solve rate without episodes', () => {
-    const s = summarizeLeafRecords([]);
-    expect(s.totals).toMatchObject({ episodes: 0, tasks: 0, solved: 0, solveRate: 0 });
-    expect(s.totals.meanTurns).toBeNaN();
-    expect(s.tasks).toEqual([]);
-  });
-});
-
 describe('renderLeafReport', () => {
   it('shows the totals in the header', () => {
     expect(html).toContain('<title>Run &lt;1&gt;</title>');
@@ -373,5 +191,13 @@ describe('renderLeafReport', () => {
     expect(cards(h)).toMatchObject({ episodes: '0', tasks: '0', solved: '0/0 (0%)', 'mean turns': '—' });
     expect(h).toContain('No episodes.');
     expect(h).not.toContain('<table');
+  });
+
+  it('rejects an option that is not a string: INVALID_TYPE naming opts.title', () => {
+    const e = expectFrognanoError(() => renderLeafReport(records, { title: 3 as unknown as string }), 'INVALID_TYPE', 'renderLeafReport', 'opts.title');
+    expect(e.field).toBe('opts.title');
+  });
+  it('rejects an unknown option: INVALID_TYPE naming it', () => {
+    expectFrognanoError(() => renderLeafReport(records, { titel: 'x' } as never), 'INVALID_TYPE', 'renderLeafReport', '"titel"');
   });
 });

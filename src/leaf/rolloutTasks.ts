@@ -3,8 +3,9 @@ import { groupAdvantages } from '../advantage/groupAdvantages.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { functionSchema, parseOptions } from '../errors/validate.js';
 import { type RuleFinding, ruleFunnel } from '../judges/ruleFunnel.js';
-import { shapeReward } from '../rewards/shapeReward.js';
-import { type LeafTrajectory, runEpisode, RunEpisodeOptionsSchema } from './runEpisode.js';
+import { shapeReward, ShapeRewardOptionsSchema } from '../rewards/shapeReward.js';
+import type { LeafTrajectory } from './leafTrajectory.js';
+import { runEpisode, RunEpisodeOptionsSchema } from './runEpisode.js';
 import type { LoadedLeafTask } from './task.js';
 
 /** One output line of `frognano rollout` (SPEC §12): the trajectory plus its reward, advantage and rule-funnel findings. */
@@ -46,7 +47,7 @@ export const RolloutTasksOptionsSchema = RunEpisodeOptionsSchema.omit({ episode:
      * Reward shaping (FrogNano §4.2; SPEC §1): `{ budget, alpha }` turns the
      * log-length penalty on. Default: none, so fail 0, truncated success 0.5, success 1.
      */
-    shaping: z.object({ budget: z.number().min(1), alpha: z.number().min(0) }).strict().optional(),
+    shaping: ShapeRewardOptionsSchema.pick({ budget: true, alpha: true }).optional(),
     /** Base seed; episode e of task t samples with `episodeSeed(seed, t.id, e)`. Default 0. */
     seed: z.number().int().default(0),
     /** Receives each task's records, in episode order, as soon as the task's group is finished. */

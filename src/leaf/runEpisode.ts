@@ -3,36 +3,20 @@ import { shouldCompact } from '../compaction/shouldCompact.js';
 import { validateCompactionConfig } from '../compaction/validateCompactionConfig.js';
 import { isFrognanoError } from '../errors/FrognanoError.js';
 import { functionSchema, parseOptions } from '../errors/validate.js';
-import type { ChatTurn, ToolChatModel, WireMessage } from '../llm/toolChat.js';
+import type { ChatTurn, ToolChatModel } from '../llm/toolChat.js';
 import { ToolChatModelSchema } from '../llm/toolChat.js';
-import type { Message, ToolCall, Trajectory } from '../schema/trajectory.js';
+import type { Message } from '../schema/trajectory.js';
 import { compactionRequest, rebuildHistory } from './compactHistory.js';
+import { assistantMessage, recordToolCalls, toWireMessage } from './episodeMessages.js';
+import { estimateTokens } from './estimateTokens.js';
 import { executeToolCall } from './executeToolCall.js';
 import { gradeRepo } from './grade.js';
-import { type Sandbox, SANDBOX_REPO_ROOT } from './sandbox.js';
+import { type CompactionRecord, type LeafTrajectory, type Termination, TRUNCATING } from './leafTrajectory.js';
+import { SANDBOX_REPO_ROOT, SandboxSchema } from './sandbox.js';
+import { AbortSignalSchema } from './sandboxOptions.js';
 import { LeafLimitsSchema, type LoadedLeafTask, resolveLimits } from './task.js';
 import { LEAF_SYSTEM_PROMPT, LEAF_TOOL_DEFINITIONS } from './tools.js';
 import { createWorkspace } from './workspace.js';
-
-/** Why an episode ended. `stop` is Leaf's structural rule; the four limits truncate (SPEC §12). */
-export type Termination = 'stop' | 'maxTurns' | 'maxContextTokens' | 'maxSeconds' | 'length' | 'error' | 'aborted';
-
-/** The terminations that end an episode with `truncated: true`. */
-export const TRUNCATING: ReadonlySet<Termination> = new Set(['maxTurns', 'maxContextTokens', 'maxSeconds', 'length']);
-
-/**
- * Token estimate of messages when no tokenizer is given: 4 characters a token
- * plus 4 per message for the chat template's markers. Only used between two
- * model calls; each model answer's `usage` re-anchors the count.
- */
-export function estimateTokens(messages: readonly Message[]): number {
-  let n = 0;
-  for (const m of messages) {
-    n += 4 + Math.ceil(m.content.length / 4);
-    for (const c of m.toolCalls ?? []) n += Math.ceil(((c.rawArguments as string | undefined) ?? JSON.stringify(c.arguments)).length / 4) + 4;
-  }
-  return n;
-}
 
 /** Options of {@link runEpisode}. */
 export const RunEpisodeOptionsSchema = z
@@ -40,7 +24,7 @@ export const RunEpisodeOptionsSchema = z
     /** The policy: an OpenAI-compatible chat model with tool calling (`openAiChatModel()`). */
     model: ToolChatModelSchema,
     /** The sandbox every bash call and the grading run in (`createSandbox()`). */
-    sandbox: z.custom<Sandbox>((v) => typeof v === 'object' && v !== null && typeof (v as Sandbox).run === 'function', 'must be a Sandbox (createSandbox())'),
+    sandbox: SandboxSchema,
     /** Limits of the run; a task's own `limits` override them; SPEC §12 defaults fill the rest. */
     limits: LeafLimitsSchema.optional(),
     /** Episode index within its group (0..G-1), recorded in the trajectory. Default 0. */
@@ -73,7 +57,7 @@ export const RunEpisodeOptionsSchema = z
     /** Time limit of the grading run in seconds. Default: the episode's `commandSeconds`. */
     gradingSeconds: z.number().gt(0).optional(),
     /** Stops the episode (model call and running command included); the episode is then not graded. */
-    signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, 'must be an AbortSignal').optional(),
+    signal: AbortSignalSchema.optional(),
     /** Called after each step, for progress displays and logs. */
     onStep: functionSchema<(step: EpisodeStep) => void>('(step) => void').optional(),
     /** Folder for the episode's workspace. Default the OS temporary folder. */
@@ -95,87 +79,7 @@ export interface EpisodeStep {
   turns: number;
 }
 
-/** One compaction of the context (FrogNano App. D), as recorded in the trajectory. */
-export interface CompactionRecord {
-  /** Index in `messages` before which the compaction happened. */
-  atMessage: number;
-  /** `tau(H)` that triggered it. */
-  historyTokens: number;
-  /** The history budget `C`. */
-  budget: number;
-  /** Oldest turn groups dropped from the summary request. */
-  droppedGroups: number;
-  /** The summary `S` the model wrote. */
-  summary: string;
-  /** Tokens of the summary (server usage, else estimated). */
-  summaryTokens: number;
-  /** `tau(H')` of the rebuilt history. */
-  tokensAfter: number;
-}
-
-/** A Leaf trajectory: SPEC §9 plus what the harness measured. */
-export type LeafTrajectory = Trajectory & {
-  /** Episode index within its group. */
-  episode: number;
-  /** Why it ended. */
-  termination: Termination;
-  /** Assistant turns (model calls, summaries excluded). */
-  turns: number;
-  /** Tool calls made. */
-  toolCalls: number;
-  /** Wall time of the episode (grading included), seconds. */
-  seconds: number;
-  /** Context compactions, in order. */
-  compactions: CompactionRecord[];
-  /** The grading run: exit code, whether it timed out, its output (capped). Absent when not graded. */
-  grading?: { exitCode: number | null; timedOut: boolean; output: string; seconds: number; diffError?: string };
-  /** Why the episode failed to complete (a model that stayed unavailable after the client's retries). */
-  error?: string;
-};
-
 const CONTEXT_ERROR = /context.{0,20}(length|window|limit)|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i;
-
-/** Converts an SPEC §9 message to OpenAI wire format (malformed arguments are sent back verbatim). */
-export function toWireMessage(m: Message): WireMessage {
-  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content };
-  if (m.role === 'assistant') {
-    const calls = m.toolCalls ?? [];
-    if (calls.length === 0) return { role: 'assistant', content: m.content };
-    return {
-      role: 'assistant',
-      content: m.content === '' ? null : m.content,
-      tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: (c.rawArguments as string | undefined) ?? JSON.stringify(c.arguments) } })),
-    };
-  }
-  return { role: m.role, content: m.content };
-}
-
-/** Parses a tool call's arguments text: an object, or the reason it is not one. */
-function parseArguments(text: string): Record<string, unknown> | string {
-  if (text.trim() === '') return {};
-  try {
-    const v: unknown = JSON.parse(text);
-    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
-    return `expected a JSON object, got ${Array.isArray(v) ? 'an array' : typeof v}`;
-  } catch (e) {
-    return `malformed JSON (${(e as Error).message}): ${text.length > 200 ? `${text.slice(0, 200)}...` : text}`;
-  }
-}
-
-/** The assistant message recorded for a model turn (SPEC §9 plus usage, finish reason and log-probs). */
-function assistantMessage(turn: ChatTurn, calls: ToolCall[]): Message {
-  const m: Message = { role: 'assistant', content: turn.content };
-  if (calls.length) m.toolCalls = calls;
-  if (turn.reasoning !== undefined) m.reasoning = turn.reasoning;
-  m.finishReason = turn.finishReason;
-  if (turn.usage) m.usage = turn.usage;
-  if (turn.logprobs) {
-    m.logprobs = turn.logprobs.map((t) => t.logprob);
-    if (turn.tokenIds) m.tokenIds = turn.tokenIds;
-    else m.tokens = turn.logprobs.map((t) => t.token);
-  }
-  return m;
-}
 
 /**
  * Runs one Leaf episode (FrogNano §2, App. D; SPEC §12) on a fresh copy of the
@@ -298,17 +202,7 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
         break;
       }
       turns++;
-      // Tool calls as recorded: ids made unique and present, arguments parsed (malformed text kept verbatim)
-      const seen = new Set<string>();
-      const calls = turn.toolCalls.map((c, i) => {
-        const problem = c.id === undefined || c.id === '' ? 'the tool call has no id' : seen.has(c.id) ? `the tool call id ${JSON.stringify(c.id)} is used twice` : null;
-        const id = problem ? `call_leaf_${turns}_${i}` : c.id!;
-        seen.add(id);
-        const args = parseArguments(c.arguments);
-        const tc: ToolCall = { id, name: c.name ?? '', arguments: typeof args === 'string' ? {} : args };
-        if (typeof args === 'string') tc.rawArguments = c.arguments;
-        return { tc, args, problem };
-      });
+      const calls = recordToolCalls(turn.toolCalls, turns);
       const msg = assistantMessage(turn, calls.map((c) => c.tc));
       // without usage, estimate what the model generated: text, reasoning and tool calls (SPEC §1)
       assistantTokens += turn.usage?.completionTokens ?? count([{ ...msg, content: turn.content + (turn.reasoning ?? '') }]);

@@ -2,9 +2,11 @@ import { mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectFrognanoError } from '../../test/helpers/expectError.js';
+import { expectFrognanoError, expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
 import { hasBwrap } from '../../test/helpers/system.js';
-import { capOutput, createSandbox, findBwrap } from './sandbox.js';
+import { findBwrap } from './bwrap.js';
+import { capOutput } from './capOutput.js';
+import { createSandbox } from './sandbox.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -78,6 +80,18 @@ describe('the unsafe sandbox (--unsafe-no-sandbox): no isolation, but the same t
     const r = await sb().run(dir, 'sleep 20', { timeoutMs: 10_000, signal: ctrl.signal });
     expect(r).toMatchObject({ exitCode: null, aborted: true, timedOut: false });
   });
+});
+
+describe('Sandbox.run: per-command options (rejected before anything runs)', () => {
+  const sb = () => createSandbox({ unsafeNoSandbox: true });
+  it('rejects a timeoutMs of 0: OUT_OF_RANGE naming opts.timeoutMs', async () => {
+    const e = await expectFrognanoErrorAsync(() => sb().run(dir, 'true', { timeoutMs: 0 }), 'OUT_OF_RANGE', 'opts.timeoutMs');
+    expect(e.fn).toBe('sandbox.run');
+  });
+  it('rejects a NaN timeoutMs: NON_FINITE', () => expectFrognanoErrorAsync(() => sb().run(dir, 'true', { timeoutMs: NaN }), 'NON_FINITE', 'opts.timeoutMs'));
+  it('rejects a missing timeoutMs: INVALID_TYPE', () => expectFrognanoErrorAsync(() => sb().run(dir, 'true', {} as never), 'INVALID_TYPE', 'opts.timeoutMs'));
+  it('rejects a signal that is not an AbortSignal', () => expectFrognanoErrorAsync(() => sb().run(dir, 'true', { timeoutMs: 100, signal: {} as never }), 'OUT_OF_RANGE', 'opts.signal', 'must be an AbortSignal'));
+  it('rejects an unknown option', () => expectFrognanoErrorAsync(() => sb().run(dir, 'true', { timeoutMs: 100, timeout: 100 } as never), 'INVALID_TYPE', '"timeout"'));
 });
 
 describe.skipIf(!hasBwrap())('the bubblewrap sandbox', () => {

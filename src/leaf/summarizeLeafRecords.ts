@@ -1,5 +1,5 @@
 import type { RolloutRecord } from './rolloutTasks.js';
-import { TRUNCATING } from './runEpisode.js';
+import { TRUNCATING } from './leafTrajectory.js';
 
 /** Numbers of one task's episodes (or of the whole run), as {@link summarizeLeafRecords} computes them. */
 export interface LeafRecordStats {

@@ -79,7 +79,7 @@ describe('loadLeafTasks: bad files', () => {
   });
   it('a JSON value that is not an object: INVALID_TYPE naming the line', async () => {
     const f = await tasksFile('[1, 2]');
-    await expectFrognanoErrorAsync(() => loadLeafTasks(f), 'INVALID_TYPE', 'line 1', 'expected object');
+    await expectFrognanoErrorAsync(() => loadLeafTasks(f), 'INVALID_TYPE', 'line 1', 'must be an object');
   });
   it('a missing statement: INVALID_TYPE naming line N.statement', async () => {
     const { statement: _, ...noStatement } = task;

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { parseOptions } from '../errors/validate.js';
 import { applyUnifiedDiff } from './applyUnifiedDiff.js';
 import { writeHiddenFiles } from './grade.js';
-import type { Sandbox } from './sandbox.js';
+import { SandboxSchema } from './sandbox.js';
+import { AbortSignalSchema } from './sandboxOptions.js';
 import { type LoadedLeafTask, resolveLimits } from './task.js';
 import { chownTree, createWorkspace } from './workspace.js';
 
@@ -20,11 +21,11 @@ export interface TaskValidation {
 export const ValidateLeafTaskOptionsSchema = z
   .object({
     /** The sandbox the test runs go through. */
-    sandbox: z.custom<Sandbox>((v) => typeof v === 'object' && v !== null && typeof (v as Sandbox).run === 'function', 'must be a Sandbox (createSandbox())'),
+    sandbox: SandboxSchema,
     /** Time limit of each test run in seconds. Default: the task's `commandSeconds` (120). */
     timeoutSeconds: z.number().gt(0).optional(),
     /** Stops the validation (the test run is killed). */
-    signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, 'must be an AbortSignal').optional(),
+    signal: AbortSignalSchema.optional(),
     /** Folder for the workspaces. Default the OS temporary folder. */
     tmpDir: z.string().min(1).optional(),
   })

@@ -1,0 +1,45 @@
+import type { Trajectory } from '../schema/trajectory.js';
+
+/** Why an episode ended. `stop` is Leaf's structural rule; the four limits truncate (SPEC §12). */
+export type Termination = 'stop' | 'maxTurns' | 'maxContextTokens' | 'maxSeconds' | 'length' | 'error' | 'aborted';
+
+/** The terminations that end an episode with `truncated: true`. */
+export const TRUNCATING: ReadonlySet<Termination> = new Set(['maxTurns', 'maxContextTokens', 'maxSeconds', 'length']);
+
+/** One compaction of the context (FrogNano App. D), as recorded in the trajectory. */
+export interface CompactionRecord {
+  /** Index in `messages` before which the compaction happened. */
+  atMessage: number;
+  /** `tau(H)` that triggered it. */
+  historyTokens: number;
+  /** The history budget `C`. */
+  budget: number;
+  /** Oldest turn groups dropped from the summary request. */
+  droppedGroups: number;
+  /** The summary `S` the model wrote. */
+  summary: string;
+  /** Tokens of the summary (server usage, else estimated). */
+  summaryTokens: number;
+  /** `tau(H')` of the rebuilt history. */
+  tokensAfter: number;
+}
+
+/** A Leaf trajectory: SPEC §9 plus what the harness measured. */
+export type LeafTrajectory = Trajectory & {
+  /** Episode index within its group. */
+  episode: number;
+  /** Why it ended. */
+  termination: Termination;
+  /** Assistant turns (model calls, summaries excluded). */
+  turns: number;
+  /** Tool calls made. */
+  toolCalls: number;
+  /** Wall time of the episode (grading included), seconds. */
+  seconds: number;
+  /** Context compactions, in order. */
+  compactions: CompactionRecord[];
+  /** The grading run: exit code, whether it timed out, its output (capped). Absent when not graded. */
+  grading?: { exitCode: number | null; timedOut: boolean; output: string; seconds: number; diffError?: string };
+  /** Why the episode failed to complete (a model that stayed unavailable after the client's retries). */
+  error?: string;
+};
