@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
   broadcastToTokens,
-  dppoMaskWithStats,
+  dppoMaskDetailed,
   gagarCoefficients,
   gagarRedistributeDetailed,
   gagarWeightedScore,
@@ -95,7 +95,7 @@ for (const [gi, g] of groups.entries()) {
   for (const [j, r] of g.rollouts.entries()) {
     const gen: number[] = [];
     r.lossMask.forEach((m, t) => m === 1 && gen.push(t));
-    const s = dppoMaskWithStats(
+    const s = dppoMaskDetailed(
       gen.map((t) => r.logpNew[t]!),
       gen.map((t) => r.logpRollout[t]!),
       gen.map((t) => tokenAdv[j]![t]!),

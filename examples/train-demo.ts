@@ -9,7 +9,7 @@
  *    misreads the operation 30% of the time (and sometimes checks its answer
  *    with the tool), so supervised learning alone plateaus at its accuracy.
  * 2. Held-out solve rate before RL (200 terse tasks x 4 samples, temperature 0.6).
- * 3. FrogNanoTrainer: 5 iterations of TaskPilot (512 candidates, N = 8,
+ * 3. FrognanoTrainer: 5 iterations of TaskPilot (512 candidates, N = 8,
  *    the paper's bands: p̂ = 0.5, then (0, 0.5] in iteration 5; 3 refinement
  *    rounds), each followed by an RL climb of 60 updates (16 tasks x 8
  *    rollouts, DPPO, asynchronous actor one version behind, log-length
@@ -33,7 +33,7 @@ import { DigitTaskFamily, type DigitTaskOptions } from 'frognano/env';
 import { createTinyGpt, type TinyGptOptions } from 'frognano/models';
 import {
   evaluateSolveRate,
-  FrogNanoTrainer,
+  FrognanoTrainer,
   sftPretrain,
   type TrainerOptions,
   writeTrainingReport,
@@ -185,7 +185,7 @@ export async function runTrainDemo(opts: TrainDemoOptions = {}): Promise<TrainDe
   say(
     `3/4 FrogNano: ${tc.iterations} iterations of TaskPilot (${tc.pilot.candidates} candidates, N = ${tc.pilot.rollouts}, ${bandText(tc.pilot)}, ${tc.pilot.maxRounds} refinement rounds) + RL climb (${tc.updatesPerIteration} updates of ${tc.groupsPerUpdate} tasks x ${tc.groupSize} rollouts, DPPO, policy lag <= ${tc.maxLag})`,
   );
-  const trainer = new FrogNanoTrainer(
+  const trainer = new FrognanoTrainer(
     { policy: model, env: family, family },
     { ...tc, seed, checkpointPath: paths.checkpoint, logPath: paths.log, progress: !opts.quiet },
   );

@@ -1,7 +1,8 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
-import { DIGIT_TOKENS as K, digitAnswer, type DigitTask, DigitTaskFamily, hintCount, MAX_SPECIFICITY } from './digitTasks.js';
+import { DIGIT_TOKENS as K, digitAnswer, type DigitTask, hintCount, MAX_SPECIFICITY } from './digitTask.js';
+import { DigitTaskFamily } from './digitTasks.js';
 import { type Episode, verifyEpisode } from './environment.js';
 
 const d = (...xs: number[]) => xs.map((x) => K.digit0 + x);

@@ -9,15 +9,7 @@
 export { TRUNCATION_REASONS, verifyEpisode } from './environment.js';
 export type { Environment, Episode, TaskLimits, TruncationReason, Turn, Verdict } from './environment.js';
 export type { Demonstration, RefineDirection, Rng, TaskFamily } from './taskFamily.js';
-export {
-  DIGIT_TOKENS,
-  DIGIT_VOCAB_SIZE,
-  digitAnswer,
-  DigitOpSchema,
-  DigitTaskFamily,
-  DigitTaskOptionsSchema,
-  hintCount,
-  MAX_SPECIFICITY,
-  SPECIFICITY_LEVELS,
-} from './digitTasks.js';
-export type { DigitOp, DigitTask, DigitTaskOptions } from './digitTasks.js';
+export { DIGIT_TOKENS, DIGIT_VOCAB_SIZE, digitAnswer, DigitOpSchema, hintCount, MAX_SPECIFICITY, SPECIFICITY_LEVELS } from './digitTask.js';
+export type { DigitOp, DigitTask } from './digitTask.js';
+export { DigitTaskFamily, DigitTaskOptionsSchema } from './digitTasks.js';
+export type { DigitTaskOptions } from './digitTasks.js';

@@ -77,14 +77,14 @@ export const AggregateRatersOptionsSchema = z
     categories: z.array(z.unknown()).optional(),
   })
   .strict();
-/** Options of {@link aggregateRaters} as the caller writes them. */
-export interface AggregateRatersOptions<T> {
-  /**
-   * The category labels, in column order (distinct). Default: the labels in
-   * order of first appearance (item by item, rater by rater).
-   */
+/**
+ * Options of {@link aggregateRaters} as the caller writes them: those of
+ * {@link AggregateRatersOptionsSchema}, with `categories` typed as the votes' labels `T`.
+ */
+export type AggregateRatersOptions<T = unknown> = Omit<z.input<typeof AggregateRatersOptionsSchema>, 'categories'> & {
+  /** The category labels, in column order (distinct) ({@link AggregateRatersOptionsSchema}). */
   categories?: readonly T[];
-}
+};
 
 /**
  * Turns raw votes (item x rater labels) into the items x categories count

@@ -1,10 +1,8 @@
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue, finiteArray, parseOptions } from '../errors/validate.js';
+import { describeValue, finiteArray, functionSchema, parseOptions } from '../errors/validate.js';
 import { finiteMean } from '../numeric/finiteMean.js';
-
-const isFunction = (v: unknown): boolean => typeof v === 'function';
 
 /** A statistic of a series: gets a fresh plain array (it may keep or mutate it) and returns a finite number. */
 export type SeriesStatistic = (xs: number[]) => number;
@@ -19,9 +17,11 @@ export const MAX_BOOTSTRAP_RESAMPLES = 1_000_000;
 /** Options shared by the block-bootstrap helpers. */
 export const BootstrapCommonOptionsShape = {
   /**
-   * Length `l` of the moving blocks, an integer in [1, series length]. Default
-   * `max(1, round(n^(1/3)))` for a series of length `n` (the `n^(1/3)` rate of
-   * Hall, Horowitz & Jing 1995 for moving-block bootstrap variance and interval estimates).
+   * Length `l` of the moving blocks, an integer in [1, m] for a resampled series of
+   * length `m` (the whole series for {@link blockBootstrapCI}; each quartile
+   * segment, `m = floor(n/4)`, for {@link solveRateGainCI}). Default
+   * `max(1, round(m^(1/3)))` (the `n^(1/3)` rate of Hall, Horowitz & Jing 1995 for
+   * moving-block bootstrap variance and interval estimates).
    */
   blockLength: z.number().int().min(1).optional(),
   /** Number of bootstrap resamples `B`, an integer in [1, {@link MAX_BOOTSTRAP_RESAMPLES}] (1 000 000). Default 2000. */
@@ -38,27 +38,13 @@ export const BlockBootstrapOptionsSchema = z
     ...BootstrapCommonOptionsShape,
     /** The statistic: `'mean'` (default) or a function of the (resampled) series. */
     statistic: z
-      .union([z.literal('mean'), z.custom<SeriesStatistic>(isFunction, { message: "must be 'mean' or a function (xs) => number" })])
+      .union([z.literal('mean'), functionSchema<SeriesStatistic>('(xs) => number')], { error: "must be 'mean' or a function (xs) => number" })
       .default('mean'),
   })
   .strict();
 
 /** Options of {@link blockBootstrapCI} as the caller writes them. */
-export interface BlockBootstrapOptions {
-  /**
-   * Length `l` of the moving blocks, an integer in [1, series length]. Default
-   * `max(1, round(n^(1/3)))` for a series of length `n`.
-   */
-  blockLength?: number;
-  /** Number of bootstrap resamples `B`, an integer in [1, {@link MAX_BOOTSTRAP_RESAMPLES}] (1 000 000). Default 2000. */
-  resamples?: number;
-  /** Two-sided confidence level of the percentile interval, in (0, 1). Default 0.95. */
-  confidence?: number;
-  /** Seed of the `seedrandom` generator: the same seed gives the same interval. Default 0. */
-  seed?: string | number;
-  /** The statistic: `'mean'` (default) or a function of the (resampled) series. */
-  statistic?: 'mean' | SeriesStatistic;
-}
+export type BlockBootstrapOptions = z.input<typeof BlockBootstrapOptionsSchema>;
 
 /** A percentile bootstrap interval. */
 export interface BootstrapInterval {

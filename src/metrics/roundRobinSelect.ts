@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { describeValue, parseOptions, functionSchema } from '../errors/validate.js';
-
+import { describeValue, functionSchema, parseOptions } from '../errors/validate.js';
 
 /**
  * A pairwise judgement between two candidates (e.g. one verifier call).
@@ -16,7 +15,6 @@ export type PairwiseCompare<T> = (a: T, b: T, ia: number, ib: number) => number 
  * whose indices are given: it must return exactly those indices, best first.
  */
 export type RankCall<T> = (candidates: readonly T[], indices: number[]) => readonly number[] | Promise<readonly number[]>;
-
 
 /**
  * The most candidates {@link roundRobinSelect} takes (256): a round robin plays
@@ -38,16 +36,15 @@ export const RoundRobinOptionsSchema = z
   })
   .strict();
 
-/** Options of {@link roundRobinSelect} as the caller writes them. */
-export interface RoundRobinOptions<T> {
-  /**
-   * The one extra ranking call that breaks ties and cycles. When omitted, ties
-   * are broken deterministically by the lowest candidate index (no call is made).
-   */
+/**
+ * Options of {@link roundRobinSelect} as the caller writes them: those of
+ * {@link RoundRobinOptionsSchema}, with `rank` typed for the candidates' type `T`
+ * (the schema checks only that it is a function).
+ */
+export type RoundRobinOptions<T = unknown> = Omit<z.input<typeof RoundRobinOptionsSchema>, 'rank'> & {
+  /** The one extra ranking call that breaks ties and cycles ({@link RoundRobinOptionsSchema}). */
   rank?: RankCall<T>;
-  /** How many round-robin comparisons may be in flight at once. Integer >= 1, default 1 (sequential, in pair order). */
-  concurrency?: number;
-}
+};
 
 /** How the winner of {@link roundRobinSelect} was settled. */
 export type RoundRobinTiebreak = 'none' | 'rank' | 'lowestIndex';

@@ -15,19 +15,7 @@ import {
 export const SolveRateGainOptionsSchema = z.object(BootstrapCommonOptionsShape).strict();
 
 /** Options of {@link solveRateGainCI} as the caller writes them. */
-export interface SolveRateGainOptions {
-  /**
-   * Length of the moving blocks inside each quartile segment, an integer in
-   * [1, q] with `q = floor(n/4)`. Default `max(1, round(q^(1/3)))`.
-   */
-  blockLength?: number;
-  /** Number of bootstrap resamples, an integer in [1, `MAX_BOOTSTRAP_RESAMPLES`] (1 000 000). Default 2000. */
-  resamples?: number;
-  /** Two-sided confidence level of the percentile interval, in (0, 1). Default 0.95. */
-  confidence?: number;
-  /** Seed of the `seedrandom` generator: the same seed gives the same interval. Default 0. */
-  seed?: string | number;
-}
+export type SolveRateGainOptions = z.input<typeof SolveRateGainOptionsSchema>;
 
 /** The outcome of {@link solveRateGainCI}. */
 export interface SolveRateGainInterval {

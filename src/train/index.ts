@@ -5,7 +5,7 @@
  * the DPPO update (shaped rewards, group advantages with the raw-outcome
  * zero-variance filter, `dppoLoss`, global-norm clipping, Adam), SFT warm
  * start, held-out evaluation, atomic checksummed checkpoints, a JSONL log, a
- * progress bar and an HTML report, composed by {@link FrogNanoTrainer}
+ * progress bar and an HTML report, composed by {@link FrognanoTrainer}
  * (TaskPilot iterations with RL climbs, asynchronous rollouts).
  * See `docs/training.md`.
  *
@@ -37,7 +37,10 @@ export type { CheckpointHeader } from './checkpoint.js';
 export { JsonlLog } from './jsonlLog.js';
 export { TrainingProgress } from './progress.js';
 export type { ProgressState } from './progress.js';
-export { FrogNanoTrainer, TrainerOptionsSchema, trainingConfig } from './trainer.js';
-export type { RunControl, RunResult, TrainerOptions, TrainerState, UpdateRecord } from './trainer.js';
+export { FrognanoTrainer } from './trainer.js';
+export type { RunControl, RunResult } from './trainer.js';
+export { TrainerOptionsSchema, trainingConfig } from './trainerOptions.js';
+export type { TrainerOptions } from './trainerOptions.js';
+export type { TrainerState, UpdateRecord } from './trainerCheckpoint.js';
 export { renderTrainingReport, REPORT_MAX_HISTOGRAM_BINS, writeTrainingReport } from './report.js';
 export type { TrainingReportInput } from './report.js';

@@ -9,7 +9,7 @@ import { iterationBand } from '../curriculum/resolveRateBand.js';
 import { JsonlLog } from './jsonlLog.js';
 import { TrainingProgress } from './progress.js';
 import { renderTrainingReport, REPORT_MAX_HISTOGRAM_BINS } from './report.js';
-import type { UpdateRecord } from './trainer.js';
+import type { UpdateRecord } from './trainerCheckpoint.js';
 
 function sink(isTTY: boolean): Writable & { isTTY: boolean; text: () => string } {
   const chunks: string[] = [];

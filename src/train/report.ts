@@ -5,7 +5,7 @@ import { functionSchema, parseWith } from '../errors/validate.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import type { TaskPilotResult } from '../curriculum/taskPilot.js';
 import { solveRateGainCI } from '../metrics/solveRateGainCI.js';
-import type { UpdateRecord } from './trainer.js';
+import type { UpdateRecord } from './trainerCheckpoint.js';
 
 /** What {@link renderTrainingReport} draws. */
 export interface TrainingReportInput<T> {
@@ -245,13 +245,14 @@ interface Series {
   values: readonly number[];
 }
 
+/** The opening tag of a `W` x `H` px SVG chart. */
+function svgOpen(W: number, H: number): string {
+  return `<svg width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" xmlns="http://www.w3.org/2000/svg">`;
+}
+
 function lineChart(series: Series[], opts: { yMin?: number; yMax?: number; markers?: { at: number; label: string }[]; height?: number }): string {
-  const W = 900;
-  const H = opts.height ?? 260;
-  const L = 44;
-  const R = 10;
-  const T = 10;
-  const B = 24;
+  // Size and margins (left, right, top, bottom) in px.
+  const { W, H, L, R, T, B } = { W: 900, H: opts.height ?? 260, L: 44, R: 10, T: 10, B: 24 };
   let n = 1;
   let lo = 0;
   let hi = -Infinity;
@@ -268,7 +269,7 @@ function lineChart(series: Series[], opts: { yMin?: number; yMax?: number; marke
   if (yMax <= yMin) yMax = yMin + 1;
   const x = (i: number): number => L + (n <= 1 ? 0 : (i / (n - 1)) * (W - L - R));
   const y = (v: number): number => T + (1 - (v - yMin) / (yMax - yMin)) * (H - T - B);
-  const out: string[] = [`<svg width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" xmlns="http://www.w3.org/2000/svg">`];
+  const out: string[] = [svgOpen(W, H)];
   for (let k = 0; k <= 4; k++) {
     const v = yMin + ((yMax - yMin) * k) / 4;
     out.push(`<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e5e5"/><text x="${L - 4}" y="${y(v) + 4}" font-size="10" text-anchor="end">${fmt(v)}</text>`);
@@ -286,11 +287,8 @@ function lineChart(series: Series[], opts: { yMin?: number; yMax?: number; marke
 }
 
 function histogram(series: Series[], n: number): string {
-  const W = 300;
-  const H = 170;
-  const L = 30;
-  const B = 24;
-  const T = 18;
+  // Size and margins (left, bottom, top) in px.
+  const { W, H, L, B, T } = { W: 300, H: 170, L: 30, B: 24, T: 18 };
   const bins = n + 1;
   const counts = series.map((s) => {
     const c = new Array<number>(bins).fill(0);
@@ -300,7 +298,7 @@ function histogram(series: Series[], n: number): string {
   let max = 1;
   for (const c of counts) for (const v of c) max = Math.max(max, v);
   const bw = (W - L - 6) / bins;
-  const out: string[] = [`<svg width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" xmlns="http://www.w3.org/2000/svg">`];
+  const out: string[] = [svgOpen(W, H)];
   counts.forEach((c, k) => {
     const sub = bw / counts.length;
     c.forEach((v, b) => {

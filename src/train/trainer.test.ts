@@ -10,7 +10,9 @@ import { DigitTaskFamily } from '../env/digitTasks.js';
 import { TinyGpt, TinyGptOptionsSchema } from '../models/tinyGpt.js';
 import { readWeights, writeWeights } from './policy.js';
 import { sftPretrain } from './sft.js';
-import { FrogNanoTrainer, type TrainerOptions, type UpdateRecord } from './trainer.js';
+import { FrognanoTrainer } from './trainer.js';
+import type { UpdateRecord } from './trainerCheckpoint.js';
+import type { TrainerOptions } from './trainerOptions.js';
 
 beforeAll(async () => {
   await tf.setBackend('cpu');
@@ -24,12 +26,12 @@ const W0 = toyWeights;
 const base = toyTrainerOptions;
 const strip = (rs: readonly UpdateRecord[]) => rs.map(({ seconds: _s, ...r }) => r);
 
-describe('FrogNanoTrainer', () => {
+describe('FrognanoTrainer', () => {
   it('runs TaskPilot iterations with RL climbs and logs one record per update', async () => {
     const policy = bigramPolicy(W0());
     const logPath = join(dir, 'a.jsonl');
     const pilots: number[] = [];
-    const r = await new FrogNanoTrainer({ policy, env: toyEnv({ tool: false }), family }, base({ logPath })).run({
+    const r = await new FrognanoTrainer({ policy, env: toyEnv({ tool: false }), family }, base({ logPath })).run({
       onPilot: (p) => pilots.push(p.iteration),
     });
     expect(r.stopped).toBe(false);
@@ -58,19 +60,19 @@ describe('FrogNanoTrainer', () => {
 
   it('a run killed mid-climb and resumed from its checkpoint ends with the same numbers', async () => {
     const straightPolicy = bigramPolicy(W0());
-    const straight = await new FrogNanoTrainer({ policy: straightPolicy, env: toyEnv({ tool: false }), family }, base()).run();
+    const straight = await new FrognanoTrainer({ policy: straightPolicy, env: toyEnv({ tool: false }), family }, base()).run();
 
     const ckpt = join(dir, 'resume.ckpt');
     const logPath = join(dir, 'resume.jsonl');
     const first = bigramPolicy(W0());
     const opts = base({ checkpointPath: ckpt, checkpointEvery: 2, logPath });
-    const part = await new FrogNanoTrainer({ policy: first, env: toyEnv({ tool: false }), family }, opts).run({ stopAfterUpdates: 7 });
+    const part = await new FrognanoTrainer({ policy: first, env: toyEnv({ tool: false }), family }, opts).run({ stopAfterUpdates: 7 });
     expect(part.stopped).toBe(true);
     expect(part.records).toHaveLength(7);
     first.dispose();
     // a fresh process: new policy object with other weights; everything comes from the checkpoint (written after update 6)
     const second = bigramPolicy(matrix(V, 0));
-    const resumed = await new FrogNanoTrainer({ policy: second, env: toyEnv({ tool: false }), family }, opts).run({ resume: true });
+    const resumed = await new FrognanoTrainer({ policy: second, env: toyEnv({ tool: false }), family }, opts).run({ resume: true });
     expect(resumed.stopped).toBe(false);
     expect(strip(resumed.records)).toEqual(strip(straight.records));
     expect(resumed.pilots).toEqual(straight.pilots);
@@ -86,7 +88,7 @@ describe('FrogNanoTrainer', () => {
   it('lag rule: batches staler than maxLag are regenerated (or dropped) and counted', async () => {
     const run = async (over: Partial<TrainerOptions>) => {
       const policy = bigramPolicy(W0());
-      const r = await new FrogNanoTrainer({ policy, env: toyEnv({ tool: false }), family }, base({ iterations: 1, updatesPerIteration: 5, ...over })).run();
+      const r = await new FrognanoTrainer({ policy, env: toyEnv({ tool: false }), family }, base({ iterations: 1, updatesPerIteration: 5, ...over })).run();
       policy.dispose();
       return r.records;
     };
@@ -111,7 +113,7 @@ describe('FrogNanoTrainer', () => {
   it('keeps the tensor count flat across updates', async () => {
     const policy = bigramPolicy(W0());
     const counts: number[] = [];
-    await new FrogNanoTrainer({ policy, env: toyEnv({ tool: false }), family }, base({ iterations: 1, updatesPerIteration: 6 })).run({
+    await new FrognanoTrainer({ policy, env: toyEnv({ tool: false }), family }, base({ iterations: 1, updatesPerIteration: 6 })).run({
       onUpdate: () => counts.push(tf.memory().numTensors),
     });
     expect(new Set(counts.slice(1)).size).toBe(1);
@@ -134,16 +136,16 @@ describe('FrogNanoTrainer', () => {
     });
     const a = make();
     writeWeights(a, start);
-    const straight = await new FrogNanoTrainer({ policy: a, env: fam, family: fam }, opts).run();
+    const straight = await new FrognanoTrainer({ policy: a, env: fam, family: fam }, opts).run();
     expect(straight.pilots[0]!.accepted.length).toBeGreaterThan(0);
     expect(straight.records).toHaveLength(4);
     const ckpt = join(dir, 'tiny.ckpt');
     const b = make();
     writeWeights(b, start);
-    await new FrogNanoTrainer({ policy: b, env: fam, family: fam }, { ...opts, checkpointPath: ckpt, checkpointEvery: 2 }).run({ stopAfterUpdates: 3 });
+    await new FrognanoTrainer({ policy: b, env: fam, family: fam }, { ...opts, checkpointPath: ckpt, checkpointEvery: 2 }).run({ stopAfterUpdates: 3 });
     b.dispose();
     const c = make();
-    const resumed = await new FrogNanoTrainer({ policy: c, env: fam, family: fam }, { ...opts, checkpointPath: ckpt }).run({ resume: true });
+    const resumed = await new FrognanoTrainer({ policy: c, env: fam, family: fam }, { ...opts, checkpointPath: ckpt }).run({ resume: true });
     expect(strip(resumed.records)).toEqual(strip(straight.records));
     const wa = await readWeights(a);
     (await readWeights(c)).forEach((w, i) => expect(new Uint8Array(w.buffer)).toEqual(new Uint8Array(wa[i]!.buffer)));
@@ -154,21 +156,21 @@ describe('FrogNanoTrainer', () => {
   it('refuses a checkpoint of another model, of another seed, and a corrupt one', async () => {
     const ckpt = join(dir, 'other.ckpt');
     const p = bigramPolicy(W0());
-    await new FrogNanoTrainer({ policy: p, env: toyEnv({ tool: false }), family }, base({ iterations: 1, updatesPerIteration: 1, checkpointPath: ckpt })).run();
+    await new FrognanoTrainer({ policy: p, env: toyEnv({ tool: false }), family }, base({ iterations: 1, updatesPerIteration: 1, checkpointPath: ckpt })).run();
     const other = bigramPolicy(matrix(V + 1, 0));
     await expectFrognanoErrorAsync(
-      () => new FrogNanoTrainer({ policy: other, env: toyEnv({ tool: false }), family }, base({ checkpointPath: ckpt })).run({ resume: true }),
+      () => new FrognanoTrainer({ policy: other, env: toyEnv({ tool: false }), family }, base({ checkpointPath: ckpt })).run({ resume: true }),
       'CHECKPOINT_INVALID',
       'another model',
     );
     await expectFrognanoErrorAsync(
-      () => new FrogNanoTrainer({ policy: p, env: toyEnv({ tool: false }), family }, base({ seed: 6, checkpointPath: ckpt })).run({ resume: true }),
+      () => new FrognanoTrainer({ policy: p, env: toyEnv({ tool: false }), family }, base({ seed: 6, checkpointPath: ckpt })).run({ resume: true }),
       'CHECKPOINT_INVALID',
       'seed',
     );
     writeFileSync(ckpt, readFileSync(ckpt).subarray(0, 200));
     await expectFrognanoErrorAsync(
-      () => new FrogNanoTrainer({ policy: p, env: toyEnv({ tool: false }), family }, base({ checkpointPath: ckpt })).run({ resume: ckpt }),
+      () => new FrognanoTrainer({ policy: p, env: toyEnv({ tool: false }), family }, base({ checkpointPath: ckpt })).run({ resume: ckpt }),
       'CHECKPOINT_INVALID',
       'truncated',
     );
@@ -178,9 +180,9 @@ describe('FrogNanoTrainer', () => {
 
   it('rejects bad options', () => {
     const p = bigramPolicy(W0());
-    expectFrognanoError(() => new FrogNanoTrainer({ policy: p, env: toyEnv(), family }, { ...base(), groupSize: 1 }), 'OUT_OF_RANGE', 'opts.groupSize');
-    expectFrognanoError(() => new FrogNanoTrainer({ policy: p, env: toyEnv(), family }, { ...base(), maxlag: 2 } as never), 'INVALID_TYPE', 'maxlag');
-    expectFrognanoError(() => new FrogNanoTrainer({ policy: p, env: toyEnv(), family }, { ...base(), reward: {} as never }), 'INVALID_TYPE', 'opts.reward.budget');
+    expectFrognanoError(() => new FrognanoTrainer({ policy: p, env: toyEnv(), family }, { ...base(), groupSize: 1 }), 'OUT_OF_RANGE', 'opts.groupSize');
+    expectFrognanoError(() => new FrognanoTrainer({ policy: p, env: toyEnv(), family }, { ...base(), maxlag: 2 } as never), 'INVALID_TYPE', 'maxlag');
+    expectFrognanoError(() => new FrognanoTrainer({ policy: p, env: toyEnv(), family }, { ...base(), reward: {} as never }), 'INVALID_TYPE', 'opts.reward.budget');
     p.dispose();
   });
 });

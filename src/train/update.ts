@@ -133,7 +133,7 @@ export function groupRewardsAndAdvantages<T>(
  * so the update runs on every backend, webgpu in Node included: the gradient is
  * taken of `dppoLoss` (its `validate` default follows the backend), then the
  * loss, the entropy and the mask counts (`dppoDiagnostics`, the same float64
- * rule as `dppoLossWithDiagnostics`) are awaited before the step, and the
+ * rule as `dppoLossDetailed`) are awaited before the step, and the
  * gradient norm inside `clipByGlobalNorm`.
  *
  * @returns (a promise of) the update's statistics

@@ -6,7 +6,8 @@ import { TinyGpt, TinyGptOptionsSchema } from '../../src/models/tinyGpt.js';
 import type { Policy } from '../../src/train/policy.js';
 import { sftPretrain } from '../../src/train/sft.js';
 import { generateRollouts } from '../../src/train/rollout.js';
-import { FrogNanoTrainer, type TrainerOptions } from '../../src/train/trainer.js';
+import { FrognanoTrainer } from '../../src/train/trainer.js';
+import type { TrainerOptions } from '../../src/train/trainerOptions.js';
 import { bigramPolicy, matrix, toyEnv, toyFamily, toyWeights, type ToyTask } from './helpers.js';
 
 /**
@@ -95,11 +96,11 @@ async function settle(p: Promise<unknown>, ctl: { settled: boolean }): Promise<u
   throw new Error('run() resolved, expected a rejection');
 }
 
-describe('FrogNanoTrainer.run after a failure', () => {
+describe('FrognanoTrainer.run after a failure', () => {
   it('a failing update: run() rejects with its error only after the prefetched generation stopped', async () => {
     const { policy, ctl } = instrumented(bigramPolicy(W0()));
     const boom = new Error('update boom');
-    const trainer = new FrogNanoTrainer({ policy, env: toyEnv({ tool: false }), family }, opts());
+    const trainer = new FrognanoTrainer({ policy, env: toyEnv({ tool: false }), family }, opts());
     // armed once TaskPilot is done: the first update of the climb throws while the actor prefetches batch 2
     const err = await settle(trainer.run({ onPilot: () => void (ctl.failLearner = boom) }), ctl);
     expect(err).toBe(boom);
@@ -113,7 +114,7 @@ describe('FrogNanoTrainer.run after a failure', () => {
   it('a failing prefetched generation reaches the caller, not the process', async () => {
     const { policy, ctl } = instrumented(bigramPolicy(W0()));
     const boom = new Error('generation boom');
-    const trainer = new FrogNanoTrainer({ policy, env: toyEnv({ tool: false }), family }, opts());
+    const trainer = new FrognanoTrainer({ policy, env: toyEnv({ tool: false }), family }, opts());
     // after update 1: the prefetch of batch 3 fails on its first forward pass, while nobody awaits it yet
     const err = await settle(trainer.run({ onUpdate: (r) => void (r.update === 1 && (ctl.failActor = { error: boom, after: 1 })) }), ctl);
     expect(err).toBe(boom);
@@ -127,7 +128,7 @@ describe('FrogNanoTrainer.run after a failure', () => {
     const { policy, ctl } = instrumented(bigramPolicy(W0()));
     const genBoom = new Error('generation boom');
     const updBoom = new Error('update boom');
-    const trainer = new FrogNanoTrainer({ policy, env: toyEnv({ tool: false }), family }, opts());
+    const trainer = new FrognanoTrainer({ policy, env: toyEnv({ tool: false }), family }, opts());
     const err = await settle(
       trainer.run({
         onUpdate: (r) => {
@@ -163,7 +164,7 @@ describe('FrogNanoTrainer.run after a failure', () => {
     before = tf.memory().numTensors;
     const { policy, ctl } = instrumented(model);
     const boom = new Error('update boom');
-    const trainer = new FrogNanoTrainer(
+    const trainer = new FrognanoTrainer(
       { policy, env: fam, family: fam },
       opts({ learningRate: 3e-3, pilot: { candidates: 12, rollouts: 4, maxRounds: 1, band: { low: 0, high: 1 } } }),
     );

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { TaskFamily } from '../../src/curriculum/taskPilot.js';
 import type { Environment, Episode } from '../../src/env/environment.js';
-import type { TrainerOptions } from '../../src/train/trainer.js';
+import type { TrainerOptions } from '../../src/train/trainerOptions.js';
 import { functionPolicy, type Policy } from '../../src/train/policy.js';
 
 /**

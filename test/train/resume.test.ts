@@ -5,7 +5,9 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TaskFamily } from '../../src/curriculum/taskPilot.js';
 import { decodeFloat32, encodeFloat32, loadCheckpoint, saveCheckpoint } from '../../src/train/checkpoint.js';
-import { FrogNanoTrainer, type TrainerOptions, trainingConfig, type UpdateRecord } from '../../src/train/trainer.js';
+import { FrognanoTrainer } from '../../src/train/trainer.js';
+import type { UpdateRecord } from '../../src/train/trainerCheckpoint.js';
+import { type TrainerOptions, trainingConfig } from '../../src/train/trainerOptions.js';
 import { expectFrognanoErrorAsync } from '../helpers/expectError.js';
 import { bigramPolicy, matrix, toyEnv, toyFamily, toyTrainerOptions, toyWeights, type ToyTask } from './helpers.js';
 
@@ -29,7 +31,7 @@ const base = (over: Partial<TrainerOptions> = {}): TrainerOptions => toyTrainerO
 const strip = (rs: readonly UpdateRecord[]) => rs.map(({ seconds: _s, ...r }) => r);
 const trainer = (opts: TrainerOptions, W = W0()) => {
   const policy = bigramPolicy(W);
-  return { policy, t: new FrogNanoTrainer({ policy, env: toyEnv({ tool: false }), family }, opts) };
+  return { policy, t: new FrognanoTrainer({ policy, env: toyEnv({ tool: false }), family }, opts) };
 };
 
 /** A checkpoint written mid-climb (after update 2 of iteration 1: Adam's state, the RNG streams, a buffered batch). */
@@ -147,6 +149,13 @@ describe('resume: a tampered, resealed checkpoint is refused', () => {
 
   it('the untouched checkpoint resumes (the reseal itself changes nothing)', async () => {
     expect((await resume(reseal(path, () => undefined))).records).toHaveLength(8);
+  });
+  it('a payload that is not a trainer checkpoint names the field by its path (errorFromZodIssue)', async () => {
+    const err = await refuses((p) => void (p.state.buffer[0]!.rollouts = 'x' as never), 'not a trainer checkpoint', 'state.buffer[0].rollouts must be an array, got "x"');
+    expect(err.field).toBe('state.buffer[0].rollouts');
+    expect(err.index).toEqual([0]);
+    const kind = await refuses((p) => void ((p as { kind?: unknown }).kind = 'other'), 'not a trainer checkpoint', 'kind');
+    expect(kind.field).toBe('kind');
   });
   it('iteration 99', async () => {
     const err = await refuses((p) => void (p.state.iteration = 99), 'state.iteration', '99', 'iterations = 2');
