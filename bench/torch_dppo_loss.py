@@ -1,7 +1,11 @@
 """PyTorch CPU reference for bench/dppo-loss.bench.ts (never a runtime dependency).
 
-Usage: torch_dppo_loss.py DIR REPS [cpu|cuda]. The DPPO token-mean loss of FrogNano §4.1 / SPEC §3, forward + backward, on the
-same float32 data the TypeScript bench wrote. Prints one JSON line per size.
+Usage: torch_dppo_loss.py DIR REPS [cpu|cuda]. On the data the TypeScript bench wrote:
+- the DPPO token-mean loss of FrogNano §4.1 / SPEC §3 (float32), forward + backward, reading
+  back the loss (.item()) and the whole gradient (.numpy()) inside the timed step, as the
+  tfjs side does;
+- the DPPO mask (Binary-TV, delta 0.2) on float64 arrays, returned as a float64 numpy array.
+Prints one JSON line: medians and minima in seconds, the losses and the kept counts.
 """
 import json, sys, time
 import numpy as np
@@ -11,10 +15,24 @@ d, reps, delta = sys.argv[1], int(sys.argv[2]), 0.2
 device = sys.argv[3] if len(sys.argv) > 3 else "cpu"
 sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
 sizes = json.load(open(f"{d}/meta.json"))["sizes"]
-out = []
+
+
+def median_time(step):
+    last = step()  # warm-up
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        last = step()
+        ts.append(time.perf_counter() - t0)
+    ts.sort()
+    return ts[len(ts) // 2], last, ts[0]
+
+
+loss_out, mask_out = [], []
 for n in sizes:
-    load = lambda name: torch.from_numpy(np.fromfile(f"{d}/{name}_{n}.f32", dtype=np.float32)).to(device)
-    lp_new0, lp_old, adv, mask = load("logpNew"), load("logpRollout"), load("adv"), load("mask")
+    load = lambda name, ext, dt: torch.from_numpy(np.fromfile(f"{d}/{name}_{n}.{ext}", dtype=dt)).to(device)
+    lp_new0, lp_old = load("logpNew", "f32", np.float32), load("logpRollout", "f32", np.float32)
+    adv, mask = load("adv", "f32", np.float32), load("mask", "f32", np.float32)
 
     def step():
         lp_new = lp_new0.clone().requires_grad_(True)
@@ -26,16 +44,23 @@ for n in sizes:
         rho = torch.exp(torch.clamp(lp_new - lp_old, -20, 20))
         loss = -(adv * rho * k).sum() / mask.sum().clamp(min=1)
         loss.backward()
-        v = loss.detach().item()  # reads the scalar back to the host, as the tfjs side does
+        v = loss.detach().item()  # the scalar on the host
+        g = lp_new.grad.detach().cpu().numpy()  # the whole gradient on the host
         sync()
-        return v, lp_new.grad
+        return v
 
-    step()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        loss, g = step()
-        ts.append(time.perf_counter() - t0)
-    ts.sort()
-    out.append({"n": n, "median_s": ts[len(ts) // 2], "loss": loss, "gradAbsSum": float(g.abs().sum())})
-print(json.dumps({"torch": torch.__version__, "device": device, "threads": torch.get_num_threads(), "results": out}))
+    s, v, mn = median_time(step)
+    loss_out.append({"n": n, "median_s": s, "min_s": mn, "loss": v})
+
+    p64, q64, a64 = load("logpNew", "f64", np.float64), load("logpRollout", "f64", np.float64), load("adv", "f64", np.float64)
+
+    def mstep():
+        dp = torch.exp(p64) - torch.exp(q64)
+        pos = a64 > 0
+        keep = ~((pos & (dp > delta)) | (~pos & (dp < -delta)))
+        return keep.to(torch.float64).cpu().numpy()  # 1 = kept, float64, on the host
+
+    s, m, mn = median_time(mstep)
+    mask_out.append({"n": n, "median_s": s, "min_s": mn, "kept": int(m.sum())})
+
+print(json.dumps({"torch": torch.__version__, "device": device, "threads": torch.get_num_threads(), "loss": loss_out, "mask": mask_out}))

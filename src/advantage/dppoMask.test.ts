@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoError } from '../../test/helpers/expectError.js';
-import { dppoMask, dppoMaskWithStats, LOGP_TOLERANCE } from './dppoMask.js';
+import { dppoMask, dppoMaskDetailed, LOGP_TOLERANCE } from './dppoMask.js';
 
 const L = Math.log;
 
@@ -36,7 +36,7 @@ describe('dppoMask (Binary-TV)', () => {
     expect(dppoMask(lpN, lpR, [1, -1], { delta: 0.1, deltaLow: 0.35 })).toEqual([0, 1]);
   });
   it('with stats: counts kept and dropped by sign, mean rho', () => {
-    const s = dppoMaskWithStats([L(0.9), L(0.1), L(0.5), L(0.5)], [L(0.5), L(0.5), L(0.5), L(0.25)], [1, -1, 1, -1]);
+    const s = dppoMaskDetailed([L(0.9), L(0.1), L(0.5), L(0.5)], [L(0.5), L(0.5), L(0.5), L(0.25)], [1, -1, 1, -1]);
     expect(s.mask).toEqual([0, 0, 1, 1]);
     expect(s.kept).toBe(2);
     expect(s.droppedPositive).toBe(1);
@@ -113,31 +113,31 @@ describe('dppoMask bad input', () => {
 
 describe('dppoMask mean rho at the float64 edges (issue 12)', () => {
   it('logpRollout = -710: meanRho is e^710 saturated at Number.MAX_VALUE, never null/NaN', () => {
-    const s = dppoMaskWithStats([0], [-710], [1]);
+    const s = dppoMaskDetailed([0], [-710], [1]);
     expect(s.meanRho).toBe(Number.MAX_VALUE);
     expect(JSON.parse(JSON.stringify(s)).meanRho).toBe(Number.MAX_VALUE);
     expect(s.mask).toEqual([0]); // p - q = 1 > 0.2 on a positive token
   });
   it('logpRollout = -705 (q a normal float64, rho = e^705 representable): exact value', () => {
-    const s = dppoMaskWithStats([0], [-705], [-1]);
+    const s = dppoMaskDetailed([0], [-705], [-1]);
     expect(s.meanRho / Math.exp(705) - 1).toBeLessThan(1e-12);
   });
   it('a subnormal q (logpRollout = -740) no longer divides by an inexact q: rho = exp(lp - lq)', () => {
-    const s = dppoMaskWithStats([-735, -1], [-740, -1], [1, 1]);
+    const s = dppoMaskDetailed([-735, -1], [-740, -1], [1, 1]);
     expect(Math.abs(s.meanRho / ((Math.exp(5) + 1) / 2) - 1)).toBeLessThan(1e-12);
   });
   it('q underflowed to 0 (logpRollout = -800) with p = q: rho = 1', () => {
-    expect(dppoMaskWithStats([-800, -800], [-800, -800], [1, -1]).meanRho).toBeCloseTo(1, 12);
+    expect(dppoMaskDetailed([-800, -800], [-800, -800], [1, -1]).meanRho).toBeCloseTo(1, 12);
   });
   it('a mean that exceeds float64 only through the sum of many large rho is still finite and right', () => {
     // rho = e^709 = 8.2e307 on each of 20 tokens: the plain sum (1.6e309) overflows, the mean does not
     const n = 20;
-    const s = dppoMaskWithStats(new Array(n).fill(0), new Array(n).fill(-709), new Array(n).fill(-1));
+    const s = dppoMaskDetailed(new Array(n).fill(0), new Array(n).fill(-709), new Array(n).fill(-1));
     expect(Number.isFinite(s.meanRho)).toBe(true);
     expect(Math.abs(s.meanRho / Math.exp(709) - 1)).toBeLessThan(1e-12);
   });
   it('logpNew = -1.7e308 with logpRollout = 0: rho underflows to 0, mean 0, finite', () => {
-    expect(dppoMaskWithStats([-1.7e308], [0], [1]).meanRho).toBe(0);
+    expect(dppoMaskDetailed([-1.7e308], [0], [1]).meanRho).toBe(0);
   });
   it('KL with log-probs in the tolerance slack above 0 (p, q > 1): no NaN divergence, a move up on a positive token past delta is dropped', () => {
     expect(dppoMask([5e-5], [-5], [1], { divergence: 'kl' })).toEqual([0]);
@@ -147,12 +147,132 @@ describe('dppoMask mean rho at the float64 edges (issue 12)', () => {
     const lp = fc.oneof(fc.double({ min: -1.7e308, max: 0, noNaN: true }), fc.constantFrom(0, -0, -709, -710, -745, -746, -1e4, LOGP_TOLERANCE, -5e-324));
     fc.assert(
       fc.property(fc.array(fc.tuple(lp, lp, fc.double({ noNaN: true, noDefaultInfinity: true })), { maxLength: 20 }), fc.constantFrom<'tv' | 'kl'>('tv', 'kl'), (rows, divergence) => {
-        const s = dppoMaskWithStats(rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), { divergence });
+        const s = dppoMaskDetailed(rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), { divergence });
         expect(Number.isFinite(s.meanRho)).toBe(true);
         expect(s.meanRho).toBeGreaterThanOrEqual(0);
         expect(s.mask).toHaveLength(rows.length);
       }),
       { numRuns: 300, seed: 1204 },
     );
+  });
+});
+
+describe('dppoMask on typed arrays (issue #13)', () => {
+  const rows = (n: number, seed: number) => {
+    let a = seed;
+    const r = () => ((a = (a * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const lpr = Array.from({ length: n }, () => -r() * 5 - 1e-3);
+    const lpn = lpr.map((q) => Math.min(0, q + (r() - 0.5) * 2));
+    const adv = Array.from({ length: n }, () => (r() - 0.5) * 4);
+    return { lpn, lpr, adv };
+  };
+  it('Float64Array in, Float64Array out, the same mask and stats as plain arrays (both divergences, several SIMD chunks)', () => {
+    const { lpn, lpr, adv } = rows(10_001, 3);
+    for (const divergence of ['tv', 'kl'] as const) {
+      const plain = dppoMaskDetailed(lpn, lpr, adv, { divergence, delta: 0.1 });
+      const typed = dppoMaskDetailed(Float64Array.from(lpn), Float64Array.from(lpr), Float64Array.from(adv), { divergence, delta: 0.1 });
+      expect(typed.mask).toBeInstanceOf(Float64Array);
+      expect(Array.from(typed.mask)).toEqual(plain.mask);
+      expect({ ...typed, mask: null }).toEqual({ ...plain, mask: null });
+      expect(plain.kept).toBeGreaterThan(0);
+      expect(plain.droppedPositive + plain.droppedNegative).toBeGreaterThan(0);
+    }
+  });
+  it('Float32Array in, Float32Array out: the mask of the float32 values', () => {
+    const { lpn, lpr, adv } = rows(999, 5);
+    const f = (xs: number[]) => Float32Array.from(xs);
+    const typed = dppoMask(f(lpn), f(lpr), f(adv));
+    expect(typed).toBeInstanceOf(Float32Array);
+    expect(Array.from(typed)).toEqual(dppoMask(Array.from(f(lpn)), Array.from(f(lpr)), Array.from(f(adv))));
+  });
+  it('a bad value in a typed array is a coded error naming the field and index (validated in the same pass)', () => {
+    const lp = new Float64Array(5000).fill(-1);
+    const ok = new Float64Array(5000).fill(-1);
+    const adv = new Float64Array(5000).fill(1);
+    lp[4321] = NaN;
+    expectFrognanoError(() => dppoMask(lp, ok, adv), 'NON_FINITE', 'logpNew[4321]');
+    lp[4321] = 0.5;
+    expectFrognanoError(() => dppoMask(lp, ok, adv), 'OUT_OF_RANGE', 'logpNew[4321]');
+    lp[4321] = -1;
+    adv[4500] = -Infinity;
+    expectFrognanoError(() => dppoMask(lp, ok, adv), 'NON_FINITE', 'advantages[4500]');
+    adv[4500] = 1;
+    expectFrognanoError(() => dppoMask(lp, new Float64Array(3), adv), 'LENGTH_MISMATCH', 'logpRollout');
+  });
+  it('dppoMaskDetailed names itself in its errors', () => {
+    expectFrognanoError(() => dppoMaskDetailed([NaN], [-1], [1]), 'NON_FINITE', 'dppoMaskDetailed', 'logpNew[0]');
+    expectFrognanoError(() => dppoMask([NaN], [-1], [1]), 'NON_FINITE', 'dppoMask', 'logpNew[0]');
+  });
+});
+
+describe('dppoMask on typed arrays (WebAssembly SIMD pass) decides exactly as the float64 rule', () => {
+  /** Log-probs whose p - q straddles the threshold by a few float64 (or float32) ulps. */
+  function straddling(n: number, f32: boolean, lo: number, hi: number) {
+    const lp: number[] = [];
+    const lq: number[] = [];
+    const a: number[] = [];
+    let seed = 7;
+    const r = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let i = 0; lp.length < n; i++) {
+      const positive = i % 2 === 0;
+      const q = lo + 0.01 + (0.98 - lo - hi) * r(); // p = q + hi and q - lo both in (0, 1)
+      const p = positive ? q + hi : q - lo;
+      const base = L(p);
+      const lqv = f32 ? Math.fround(L(q)) : L(q);
+      for (let k = -3; k <= 3; k++) {
+        // k ulps away from log(p): float64 steps, or adjacent float32 values
+        const x = f32 ? Math.fround(base) + k * 2 ** (Math.floor(Math.log2(Math.abs(base))) - 23) : base + k * Math.abs(base) * 2 ** -52;
+        lp.push(f32 ? Math.fround(x) : x);
+        lq.push(lqv);
+        a.push(positive ? 0.5 : -0.5);
+      }
+    }
+    return { lp, lq, a };
+  }
+
+  it('float64 inputs: tokens within float64 ulps of deltaHigh / -deltaLow get the float64 decision', () => {
+    for (const [lo, hi] of [[0.2, 0.2], [0.1, 0.3], [0.05, 0.5]] as const) {
+      const { lp, lq, a } = straddling(3003, false, lo, hi);
+      const typed = dppoMask(Float64Array.from(lp), Float64Array.from(lq), Float64Array.from(a), { deltaLow: lo, deltaHigh: hi });
+      const exact = dppoMask(lp, lq, a, { deltaLow: lo, deltaHigh: hi }); // plain arrays: the float64 JS loop
+      expect(Array.from(typed)).toEqual(exact);
+      expect(exact.filter((k) => k === 0).length).toBeGreaterThan(100); // both sides of the threshold occur
+      expect(exact.filter((k) => k === 1).length).toBeGreaterThan(100);
+    }
+  });
+
+  it('float32 inputs: adjacent float32 log-probs around the threshold; the mask is a Float32Array', () => {
+    const { lp, lq, a } = straddling(2001, true, 0.2, 0.2);
+    const typed = dppoMask(Float32Array.from(lp), Float32Array.from(lq), Float32Array.from(a));
+    expect(typed).toBeInstanceOf(Float32Array);
+    expect(Array.from(typed)).toEqual(dppoMask(lp, lq, a));
+  });
+
+  it('random inputs of every size class (tails of 1-3 tokens, several chunks) match the plain-array mask', () => {
+    let seed = 3;
+    const r = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (const n of [1, 2, 3, 4, 5, 7, 4096, 4099, 9001]) {
+      const lp = Array.from({ length: n }, () => (r() < 0.05 ? -90 - r() * 500 : L(0.001 + 0.998 * r())));
+      const lq = Array.from({ length: n }, () => L(0.001 + 0.998 * r()));
+      const a = Array.from({ length: n }, () => r() - 0.5);
+      expect(Array.from(dppoMask(Float64Array.from(lp), Float64Array.from(lq), Float64Array.from(a)))).toEqual(dppoMask(lp, lq, a));
+    }
+  });
+
+  it('a bad value in a typed array is still the coded error naming the index', () => {
+    const lp = new Float64Array(5000).fill(-1);
+    const lq = new Float64Array(5000).fill(-1);
+    const a = new Float64Array(5000).fill(1);
+    lq[4321] = NaN;
+    expectFrognanoError(() => dppoMask(lp, lq, a), 'NON_FINITE', 'logpRollout[4321]');
+    lq[4321] = -1;
+    lp[17] = 0.5;
+    expectFrognanoError(() => dppoMask(lp, lq, a), 'OUT_OF_RANGE', 'logpNew[17]');
+    lp[17] = -1;
+    a[4999] = Infinity; // in the JS tail (5000 % 4 = 0: last SIMD group) and values beyond 1e307 are exact
+    expectFrognanoError(() => dppoMask(lp, lq, a), 'NON_FINITE', 'advantages[4999]');
+    a[4999] = 1e308;
+    lp[0] = -1e308; // the SIMD validation may flag these spuriously (sum overflow): the exact path decides
+    expect(Array.from(dppoMask(lp, lq, a))).toEqual(dppoMask(Array.from(lp), Array.from(lq), Array.from(a)));
   });
 });

@@ -3,7 +3,7 @@ import * as tf from '@tensorflow/tfjs';
 /**
  * Whether the active tfjs backend can read a tensor's values synchronously
  * (`dataSync()`), which the losses' host-side input checks (`validate`),
- * {@link dppoLossWithDiagnostics} and the one-call form of {@link spanKtoLoss} need.
+ * {@link dppoLossDetailed} and the one-call form of {@link spanKtoLoss} need.
  *
  * | backend | synchronous read |
  * | --- | --- |

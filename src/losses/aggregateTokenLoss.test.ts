@@ -20,7 +20,7 @@ const MASK = [
   [1, 0, 0],
   [0, 0, 0],
 ];
-const MODES = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const;
+const MODES = ['token-mean', 'token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const;
 
 // Every read is `await data()`: tfjs-backend-webgpu in Node reads only asynchronously
 // (dataSync needs OffscreenCanvas), and there `validate` defaults to false (see canReadSync).
@@ -38,9 +38,22 @@ describe.each(TEST_BACKENDS)('aggregateTokenLoss on %s', (backend) => {
   it('seq-mean-token-mean: row means (1.5, 4), fully masked row left out -> 2.75', async () => {
     expect(await agg('seq-mean-token-mean')).toBeCloseTo((1.5 + 4) / 2, 6);
   });
-  it('seq-mean-token-sum-norm: total masked sum / shape[-1] = 7 / 3, or / lossScaleFactor', async () => {
-    expect(await agg('seq-mean-token-sum-norm')).toBeCloseTo(7 / 3, 6);
-    expect(await agg('seq-mean-token-sum-norm', { lossScaleFactor: 14 })).toBeCloseTo(0.5, 6);
+  // Changed by issue #13 (verl PR #5417): the mean over the 2 non-empty rows was missing (was 7 / 3 and 0.5).
+  it('seq-mean-token-sum-norm: mean over non-empty rows of the row sums, / shape[-1] = (3 + 4) / 2 / 3, or / lossScaleFactor', async () => {
+    expect(await agg('seq-mean-token-sum-norm')).toBeCloseTo(7 / 6, 6);
+    expect(await agg('seq-mean-token-sum-norm', { lossScaleFactor: 14 })).toBeCloseTo(0.25, 6);
+  });
+  it('token-sum: the masked sum 1 + 2 + 4 = 7', async () => {
+    expect(await agg('token-sum')).toBeCloseTo(7, 6);
+  });
+  it('seq-mean-token-sum: mean over non-empty rows of the row sums (3 + 4) / 2', async () => {
+    expect(await agg('seq-mean-token-sum')).toBeCloseTo(3.5, 6);
+  });
+  it('gradient of every mode is its weight: token-sum m, seq-mean-token-sum m / 2, seq-mean-token-sum-norm m / 6', async () => {
+    for (const [mode, scale] of [['token-sum', 1], ['seq-mean-token-sum', 1 / 2], ['seq-mean-token-sum-norm', 1 / 6], ['token-mean', 1 / 3]] as const) {
+      const g = tf.grad((l: tf.Tensor) => aggregateTokenLoss(l, tf.tensor2d(MASK), { aggregate: mode }))(tf.tensor2d(LOSS));
+      (await read(g)).forEach((v, i) => expect(v).toBeCloseTo(MASK.flat()[i]! * scale, 6));
+    }
   });
   it('a rank-1 tensor is one sequence', async () => {
     const v = aggregateTokenLoss(tf.tensor1d([2, 4, 6]), tf.tensor1d([1, 1, 0]), { aggregate: 'seq-mean-token-mean' });
@@ -96,7 +109,7 @@ describe.each(TEST_BACKENDS)('aggregateTokenLoss on %s', (backend) => {
 
   it.runIf(!readsSync(backend))('no synchronous read (webgpu in Node): the default skips the check, an explicit validate: true is BACKEND_UNAVAILABLE', async () => {
     expect(canReadSync()).toBe(false);
-    for (const [mode, want] of [['token-mean', 7 / 3], ['seq-mean-token-mean', 2.75], ['seq-mean-token-sum-norm', 7 / 3]] as const) {
+    for (const [mode, want] of [['token-mean', 7 / 3], ['token-sum', 7], ['seq-mean-token-mean', 2.75], ['seq-mean-token-sum', 3.5], ['seq-mean-token-sum-norm', 7 / 6]] as const) {
       const v = await agg(mode);
       expect(Number.isFinite(v)).toBe(true);
       expect(v).toBeCloseTo(want, 6);
@@ -121,4 +134,30 @@ describe('aggregateTokenLoss bad input', () => {
       'OUT_OF_RANGE',
       'opts.lossScaleFactor',
     ));
+});
+
+describe('aggregateWeightsHost (the dppoLoss host path) equals aggregateWeights on the device', () => {
+  beforeAll(async () => {
+    await useBackend('cpu');
+  });
+  it('property: same weights in every mode, any [rows, cols] mask (empty rows included)', async () => {
+    const { aggregateWeights, aggregateWeightsHost } = await import('./aggregateTokenLoss.js');
+    const fc = (await import('fast-check')).default;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.constantFrom(0, 1), { minLength: 30, maxLength: 30 }),
+        fc.constantFrom(...MODES),
+        fc.option(fc.double({ min: 0.5, max: 50, noNaN: true }), { nil: undefined }),
+        (rows, cols, bits, mode, lsf) => {
+          const mask = bits.slice(0, rows * cols);
+          const host = aggregateWeightsHost(mask, [rows, cols], mode, lsf);
+          const dev = tf.tidy(() => aggregateWeights(tf.tensor2d(mask, [rows, cols]), mode, lsf).dataSync());
+          host.forEach((w, i) => expect(Math.abs(w - dev[i]!)).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(w))));
+        },
+      ),
+      { numRuns: 200, seed: 1313 },
+    );
+  });
 });

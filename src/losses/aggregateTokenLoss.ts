@@ -4,8 +4,8 @@ import { parseOptions } from '../errors/validate.js';
 import { assertSameShape, assertTensor, checkMask01, readValues, resolveValidate, asFloat, zeroLoss } from './tensorUtils.js';
 
 /** The ways a per-token loss is reduced to a scalar, named as verl's `loss_agg_mode`. */
-export const AggregateModeSchema = z.enum(['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']);
-/** One of `'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum-norm'`. */
+export const AggregateModeSchema = z.enum(['token-mean', 'token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm']);
+/** One of `'token-mean' | 'token-sum' | 'seq-mean-token-mean' | 'seq-mean-token-sum' | 'seq-mean-token-sum-norm'`. */
 export type AggregateMode = z.infer<typeof AggregateModeSchema>;
 
 /** Options of {@link aggregateTokenLoss}. */
@@ -36,16 +36,20 @@ export type AggregateTokenLossOptions = z.input<typeof AggregateTokenLossOptions
 
 /**
  * Reduces a per-token loss `L` with a 0/1 mask `m` to a scalar, exactly as
- * verl's `agg_loss` (`verl/trainer/ppo/core_algos.py`, single data-parallel rank):
+ * verl's current `agg_loss` (`verl/trainer/ppo/core_algos.py`, after its PR #5417;
+ * single data-parallel rank). With `S` the rows that have at least one mask-1 token:
  * ```
- * token-mean               sum(L m) / sum(m)                                   (over all tokens)
- * seq-mean-token-mean      mean over rows with sum_t m > 0 of  sum_t(L m) / sum_t m
- * seq-mean-token-sum-norm  sum(L m) / lossScaleFactor        (default: the last dimension)
+ * token-mean               sum(L m) / sum(m)
+ * token-sum                sum(L m)
+ * seq-mean-token-mean      mean_{s in S}  sum_t(L m) / sum_t m
+ * seq-mean-token-sum       mean_{s in S}  sum_t(L m)
+ * seq-mean-token-sum-norm  mean_{s in S}  sum_t(L m) / lossScaleFactor     (Dr. GRPO; default: the last dimension)
  * ```
  * Rows are the last axis: a tensor of shape `[batch, seqLen]` has `batch` rows,
  * a rank-1 tensor is one row, higher ranks are flattened to `[-1, seqLen]`.
+ * Every mode is `sum_t L_t * weight_t` with the weights of {@link aggregateWeights}.
  * Edge cases (where verl would divide by zero): no mask token gives 0 with a
- * zero gradient; fully masked rows are left out of the sequence mean (as
+ * zero gradient; fully masked rows are left out of the sequence means (as
  * current verl does); an empty tensor gives 0.
  *
  * @param lossMat - per-token loss, any shape
@@ -64,9 +68,69 @@ export function aggregateTokenLoss(lossMat: tf.Tensor, lossMask: tf.Tensor, opts
   return tf.tidy(() => aggregateUnchecked(asFloat(lossMat), asFloat(lossMask), o.aggregate, o.lossScaleFactor));
 }
 
+/** The row length of the reduction (the last dimension; 1 for a scalar). @internal */
+export function rowLength(shape: readonly number[]): number {
+  return shape.length === 0 ? 1 : shape[shape.length - 1]!;
+}
+
+/**
+ * The weight of each token in the reduction of {@link aggregateTokenLoss}, on the
+ * device (float32, the mask's shape): the loss is `sum_t L_t * w_t`. With `M = sum m`,
+ * `c_s` the mask count of row `s`, `|S|` the non-empty rows (each at least 1 when used):
+ * `token-mean` `m / M`; `token-sum` `m`; `seq-mean-token-mean` `m / (c_s |S|)`;
+ * `seq-mean-token-sum` `m / |S|`; `seq-mean-token-sum-norm` `m / (lossScaleFactor |S|)`.
+ * Call inside `tf.tidy`; `lossMask` is a validated float32 0/1 tensor. @internal
+ */
+export function aggregateWeights(lossMask: tf.Tensor, mode: AggregateMode, lossScaleFactor?: number): tf.Tensor {
+  if (mode === 'token-sum') return lossMask;
+  if (mode === 'token-mean') return tf.div(lossMask, tf.maximum(tf.sum(lossMask), 1));
+  const cols = rowLength(lossMask.shape);
+  const rows = tf.reshape(lossMask, [-1, cols]);
+  const count = tf.sum(rows, -1, true);
+  const seqs = tf.maximum(tf.sum(tf.step(count)), 1); // non-empty rows (the mask is 0/1, so count >= 1 there)
+  let w: tf.Tensor;
+  if (mode === 'seq-mean-token-mean') w = tf.div(rows, tf.mul(tf.maximum(count, 1), seqs));
+  else if (mode === 'seq-mean-token-sum') w = tf.div(rows, seqs);
+  else w = tf.div(rows, tf.mul(seqs, lossScaleFactor ?? cols));
+  return tf.reshape(w, lossMask.shape);
+}
+
+/**
+ * {@link aggregateWeights} on the host, from the mask values (float32 out, the order
+ * of the values): the same numbers, without a round trip through the device. @internal
+ */
+export function aggregateWeightsHost(mask: ArrayLike<number>, shape: readonly number[], mode: AggregateMode, lossScaleFactor?: number): Float32Array {
+  const n = mask.length;
+  const w = new Float32Array(n);
+  if (mode === 'token-sum' || mode === 'token-mean') {
+    let total = 0;
+    for (let t = 0; t < n; t++) total += mask[t]!;
+    const scale = mode === 'token-sum' ? 1 : 1 / Math.max(total, 1);
+    for (let t = 0; t < n; t++) w[t] = mask[t]! * scale;
+    return w;
+  }
+  const cols = rowLength(shape);
+  let seqs = 0;
+  for (let s = 0; s < n; s += cols) {
+    let c = 0;
+    for (let t = s; t < s + cols; t++) c += mask[t]!;
+    if (c > 0) seqs++;
+  }
+  seqs = Math.max(seqs, 1);
+  for (let s = 0; s < n; s += cols) {
+    let c = 0;
+    for (let t = s; t < s + cols; t++) c += mask[t]!;
+    const scale =
+      mode === 'seq-mean-token-mean' ? 1 / (Math.max(c, 1) * seqs) : mode === 'seq-mean-token-sum' ? 1 / seqs : 1 / (seqs * (lossScaleFactor ?? cols));
+    for (let t = s; t < s + cols; t++) w[t] = mask[t]! * scale;
+  }
+  return w;
+}
+
 /**
  * The reduction of {@link aggregateTokenLoss} on validated float32 tensors, on
- * the device (no value is read). Call inside `tf.tidy`. @internal
+ * the device (no value is read); equal to `sum(lossMat * aggregateWeights(lossMask))`
+ * up to float32 rounding. Call inside `tf.tidy`. @internal
  */
 export function aggregateUnchecked(
   lossMat: tf.Tensor,
@@ -75,19 +139,16 @@ export function aggregateUnchecked(
   lossScaleFactor?: number,
 ): tf.Scalar {
   if (lossMat.size === 0) return zeroLoss(lossMat);
+  // The op order of each mode is verl's (mask, sum, divide), not sum(L * weight): the same
+  // numbers in exact arithmetic, and the float32 results the earlier releases gave.
   const masked = tf.mul(lossMat, lossMask);
-  if (mode === 'token-mean') {
-    return tf.div(tf.sum(masked), tf.maximum(tf.sum(lossMask), 1)) as tf.Scalar;
-  }
-  const cols = lossMat.rank === 0 ? 1 : lossMat.shape[lossMat.rank - 1]!;
-  if (mode === 'seq-mean-token-sum-norm') {
-    return tf.div(tf.sum(masked), lossScaleFactor ?? cols) as tf.Scalar;
-  }
-  // seq-mean-token-mean
-  const rows2 = tf.reshape(masked, [-1, cols]);
-  const mask2 = tf.reshape(lossMask, [-1, cols]);
-  const count = tf.sum(mask2, -1);
-  const rowMean = tf.div(tf.sum(rows2, -1), tf.maximum(count, 1));
-  const nonEmpty = tf.step(count); // 1 where the row has a token (the mask is 0/1, so count >= 1)
-  return tf.div(tf.sum(rowMean), tf.maximum(tf.sum(nonEmpty), 1)) as tf.Scalar;
+  if (mode === 'token-sum') return tf.sum(masked) as tf.Scalar;
+  if (mode === 'token-mean') return tf.div(tf.sum(masked), tf.maximum(tf.sum(lossMask), 1)) as tf.Scalar;
+  const cols = rowLength(lossMat.shape);
+  const rowSums = tf.sum(tf.reshape(masked, [-1, cols]), -1);
+  const count = tf.sum(tf.reshape(lossMask, [-1, cols]), -1);
+  const seqs = tf.maximum(tf.sum(tf.step(count)), 1); // non-empty rows (the mask is 0/1, so count >= 1 there)
+  const perSeq =
+    mode === 'seq-mean-token-mean' ? tf.div(rowSums, tf.maximum(count, 1)) : mode === 'seq-mean-token-sum' ? rowSums : tf.div(rowSums, lossScaleFactor ?? cols);
+  return tf.div(tf.sum(perSeq), seqs) as tf.Scalar;
 }

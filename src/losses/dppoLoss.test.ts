@@ -8,7 +8,7 @@ import { TEST_BACKENDS } from '../../test/helpers/backends.js';
 import {
   dppoDiagnostics,
   dppoLoss,
-  dppoLossWithDiagnostics,
+  dppoLossDetailed,
   LOG_RATIO_CLAMP,
   type DppoLossDiagnostics,
   type DppoLossInputs,
@@ -117,14 +117,14 @@ async function read(t: tf.Tensor): Promise<number[]> {
 
 /**
  * The diagnostics and the loss: `dppoDiagnostics` (asynchronous, every backend) and
- * `dppoLoss`; where the backend reads synchronously, also `dppoLossWithDiagnostics`,
+ * `dppoLoss`; where the backend reads synchronously, also `dppoLossDetailed`,
  * which must give the same counts and the same loss.
  */
 async function diagnose(x: DppoLossInputs, opts: DppoLossOptions = {}): Promise<Omit<DppoLossDiagnostics, 'loss'> & { loss: number }> {
   const d = await dppoDiagnostics(x, opts);
   const [loss] = await read(dppoLoss(x, opts));
   if (canReadSync()) {
-    const { loss: l, ...counts } = dppoLossWithDiagnostics(x, opts);
+    const { loss: l, ...counts } = dppoLossDetailed(x, opts);
     expect(counts).toEqual(d);
     expect((await read(l))[0]).toBe(loss);
   }
@@ -272,9 +272,13 @@ describe.each(TEST_BACKENDS)('dppoLoss on %s', (backend) => {
     // seq-mean-token-mean: row means over each row's mask count (4 and 3), then the mean of rows
     const seqMean = (row0 / 4 + row1 / 3) / 2;
     expectClose(await read(dppoLoss(x, { aggregate: 'seq-mean-token-mean' })), [seqMean]);
-    // seq-mean-token-sum-norm: total sum over loss_mask.shape[-1] = 4, or a given constant
-    expectClose(await read(dppoLoss(x, { aggregate: 'seq-mean-token-sum-norm' })), [(row0 + row1) / 4]);
-    expectClose(await read(dppoLoss(x, { aggregate: 'seq-mean-token-sum-norm', lossScaleFactor: 10 })), [(row0 + row1) / 10]);
+    // seq-mean-token-sum-norm (verl after PR #5417; issue #13 changed this pin, which lacked the mean over
+    // the 2 non-empty rows): the mean of the row sums over loss_mask.shape[-1] = 4, or a given constant
+    expectClose(await read(dppoLoss(x, { aggregate: 'seq-mean-token-sum-norm' })), [(row0 + row1) / 2 / 4]);
+    expectClose(await read(dppoLoss(x, { aggregate: 'seq-mean-token-sum-norm', lossScaleFactor: 10 })), [(row0 + row1) / 2 / 10]);
+    // token-sum and seq-mean-token-sum
+    expectClose(await read(dppoLoss(x, { aggregate: 'token-sum' })), [row0 + row1]);
+    expectClose(await read(dppoLoss(x, { aggregate: 'seq-mean-token-sum' })), [(row0 + row1) / 2]);
     // token-mean is the SPEC formula whatever the shape
     expectClose(await read(dppoLoss(x)), [ref.loss]);
     // FD on the seq-mean mode too
@@ -301,7 +305,7 @@ describe.each(TEST_BACKENDS)('dppoLoss on %s', (backend) => {
       dppoLoss(x, opts).dispose();
       tf.grad((lpn: tf.Tensor) => dppoLoss({ ...x, logpNew: lpn }, opts))(x.logpNew).dispose();
     }
-    if (canReadSync()) dppoLossWithDiagnostics(x).loss.dispose();
+    if (canReadSync()) dppoLossDetailed(x).loss.dispose();
     await dppoDiagnostics(x);
     expect(tf.memory().numTensors).toBe(before);
   });
@@ -319,7 +323,7 @@ describe.each(TEST_BACKENDS)('dppoLoss on %s', (backend) => {
       await read(dppoLoss(bad));
       // ... an explicit validate: true and the synchronous diagnostics say why, naming the async forms
       expectFrognanoError(() => dppoLoss(x, { validate: true }), 'BACKEND_UNAVAILABLE', 'validate: true', 'checkFiniteAsync');
-      expectFrognanoError(() => dppoLossWithDiagnostics(x), 'BACKEND_UNAVAILABLE', 'dppoDiagnostics');
+      expectFrognanoError(() => dppoLossDetailed(x), 'BACKEND_UNAVAILABLE', 'dppoDiagnostics');
     }
     // on every backend the asynchronous checks find the NaN
     await expectFrognanoErrorAsync(() => checkFiniteAsync(bad.logpNew, 'logpNew'), 'NON_FINITE', 'logpNew[0]', 'NaN');
@@ -407,17 +411,20 @@ describe('dppoLoss bad input', () => {
   it('rejects ratioCap <= 1', () => {
     expectFrognanoError(() => dppoLoss(ok(), { ratioCap: 1 }), 'OUT_OF_RANGE', 'opts.ratioCap');
   });
+  it('rejects an unknown ratioCapMode', () => {
+    expectFrognanoError(() => dppoLoss(ok(), { ratioCap: 2, ratioCapMode: 'dual' as never }), 'INVALID_TYPE', 'opts.ratioCapMode');
+  });
   it('rejects lossScaleFactor <= 0', () => {
     expectFrognanoError(() => dppoLoss(ok(), { aggregate: 'seq-mean-token-sum-norm', lossScaleFactor: 0 }), 'OUT_OF_RANGE', 'opts.lossScaleFactor');
   });
   it('rejects an unknown aggregate mode', () => {
-    expectFrognanoError(() => dppoLoss(ok(), { aggregate: 'seq-mean-token-sum' as never }), 'INVALID_TYPE', 'opts.aggregate');
+    expectFrognanoError(() => dppoLoss(ok(), { aggregate: 'seq-sum' as never }), 'INVALID_TYPE', 'opts.aggregate');
   });
   it('rejects an unknown option (typo)', () => {
     expectFrognanoError(() => dppoLoss(ok(), { detla: 0.2 } as never), 'INVALID_TYPE', 'detla');
   });
   it('diagnostics validate the same way', () => {
-    expectFrognanoError(() => dppoLossWithDiagnostics({ ...ok(), logpNew: tf.tensor1d([-Infinity, -1]) }), 'NON_FINITE', 'dppoLossWithDiagnostics', 'logpNew[0]');
+    expectFrognanoError(() => dppoLossDetailed({ ...ok(), logpNew: tf.tensor1d([-Infinity, -1]) }), 'NON_FINITE', 'dppoLossDetailed', 'logpNew[0]');
   });
   it('dppoDiagnostics rejects (asynchronously) what dppoLoss rejects', async () => {
     await expectFrognanoErrorAsync(() => dppoDiagnostics({ ...ok(), lossMask: tf.tensor1d([1, 2]) }), 'OUT_OF_RANGE', 'dppoDiagnostics', 'lossMask[1]');

@@ -2,39 +2,33 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, parseOptions } from '../errors/validate.js';
-import { DppoMaskOptionsSchema, dppoDrops } from '../advantage/dppoMask.js';
-import { AggregateModeSchema, aggregateUnchecked } from './aggregateTokenLoss.js';
-import {
-  asFloat,
-  assertSameShape,
-  assertTensor,
-  checkFinite,
-  checkLogProbs,
-  checkMask01,
-  noGrad,
-  readValues,
-  requireSyncRead,
-  resolveValidate,
-} from './tensorUtils.js';
+import { DppoMaskOptionsSchema, LOGP_TOLERANCE } from '../advantage/dppoMask.js';
+import { DPPO_DROP_RULES } from '../advantage/dppoRules.js';
+import { AggregateModeSchema, aggregateWeights, aggregateWeightsHost } from './aggregateTokenLoss.js';
+import { asFloat, assertSameShape, assertTensor, checkFinite, checkLogProbs, checkMask01, readValues, requireSyncRead, resolveValidate, zeroLoss } from './tensorUtils.js';
+import { dppoFusedLoss, hasDppoKernel, LOG_RATIO_CLAMP, type DppoKernelAttrs } from './kernels/dppoKernel.js';
+import { checkDppoInputsHost, hostFloat32Views } from './kernels/dppoKernelCpu.js';
+import './kernels/dppoKernelWebgpu.js';
 
-/**
- * The log-ratio `logpNew - logpRollout` is clamped to `[-LOG_RATIO_CLAMP, LOG_RATIO_CLAMP]`
- * before `exp` (as verl does), so `rho <= e^20 ~ 4.9e8` and float32 `exp` cannot
- * overflow. Outside the range the clamp is flat, so such a token contributes a
- * constant to the loss and **no gradient** (tfjs `clipByValue` passes the
- * gradient only for values inside the closed range). A kept token only gets
- * there when the rollout probability `q` is below `e^-20 * p`, i.e. tiny.
- */
-export const LOG_RATIO_CLAMP = 20;
+export { LOG_RATIO_CLAMP };
 
-/** Options of {@link dppoLoss} and {@link dppoLossWithDiagnostics}. */
+/** Options of {@link dppoLoss} and {@link dppoLossDetailed}. */
 export const DppoLossOptionsSchema = DppoMaskOptionsSchema.extend({
     /**
      * Off by default. verl's `clip_ratio_c` (dual-clip): use `min(rho, ratioCap)` in
-     * the loss. Must be > 1 (verl asserts the same). At `rho = ratioCap` the gradient
-     * still flows (tfjs `minimum` routes ties to its first argument); above it is zero.
+     * the loss. Must be > 1 (verl asserts the same). With `ratioCapMode: 'clip'`, at
+     * `rho = ratioCap` the gradient still flows (ties go to `rho`, as tfjs `minimum`); above it is zero.
      */
     ratioCap: z.number().gt(1).optional(),
+    /**
+     * How `ratioCap` acts (SPEC §3; ignored without `ratioCap`). `'clip'` (default): `min(rho, cap)`
+     * in the loss, so a token above the cap gets no gradient. `'truncate'`: truncated importance
+     * sampling as verl's DPPO losses and Stable-RL compute it, per-token loss
+     * `-A * stopgrad(min(rho, cap)) * logpNew`, whose gradient is `-A * min(rho, cap)`: the clip
+     * gradient below the cap, `-A * cap` above it. Its value is that surrogate (it differs from
+     * the `'clip'` value); only its gradient is meaningful.
+     */
+    ratioCapMode: z.enum(['clip', 'truncate']).default('clip'),
     /**
      * Which tokens `ratioCap` applies to. `'all'` (default; SPEC §3: `min(rho, cap)`)
      * or `'negative'`: only tokens with `A < 0`, which is exactly verl's dual-clip
@@ -49,14 +43,17 @@ export const DppoLossOptionsSchema = DppoMaskOptionsSchema.extend({
      */
     lossScaleFactor: z.number().gt(0).optional(),
     /**
-     * `true`: read the four tensors once, reject NaN/±Infinity, log-probs > 0 and
-     * mask values other than 0/1, and build the mask in float64 (the same numbers as the
-     * array primitive `dppoMask`). `false`: read nothing and build the mask on the device
-     * in float32 (for large batches on a GPU backend, where the read is a GPU-to-CPU
-     * transfer); bad input then yields NaN instead of an error. Default: `true` where the
+     * `true`: read the four tensors once and reject NaN/±Infinity, log-probs > 0 and
+     * mask values other than 0/1 (coded errors naming the element); the aggregation
+     * weights are then built from the values read. `false`: read nothing; the weights are
+     * built on the device (for large batches on a GPU backend, where the read is a
+     * GPU-to-CPU transfer); bad input then yields NaN instead of an error. Either way the
+     * loss is one fused kernel (`kernels/dppoKernel.ts`), which applies the rule of
+     * `dppoRules.ts`: in float64 on cpu and wasm (exactly the tokens `dppoMask` keeps), in
+     * float32 on webgpu. Default: `true` where the
      * backend reads synchronously (cpu, wasm, tfjs-node), `false` where it cannot (webgpu
      * in Node, see `canReadSync`), where an explicit `true` is a `BACKEND_UNAVAILABLE`
-     * error. Ignored by {@link dppoLossWithDiagnostics} and {@link dppoDiagnostics}, which always read.
+     * error. Ignored by {@link dppoLossDetailed} and {@link dppoDiagnostics}, which always read.
      */
     validate: z.boolean().optional(),
   })
@@ -77,7 +74,7 @@ export interface DppoLossInputs {
   lossMask: tf.Tensor;
 }
 
-/** {@link dppoLossWithDiagnostics}: the loss and what a training log wants, computed over loss-mask tokens. */
+/** {@link dppoLossDetailed}: the loss and what a training log wants, computed over loss-mask tokens. */
 export interface DppoLossDiagnostics {
   /** The scalar loss, identical to {@link dppoLoss}. The caller disposes it. */
   loss: tf.Scalar;
@@ -112,8 +109,15 @@ export interface DppoLossDiagnostics {
  * mask is a constant for the gradient, which flows through `rho` only
  * (`dL/dlogpNew_t = -A_t rho_t / |T|` on kept tokens, 0 elsewhere). `|T| = 0`
  * gives 0 with a zero gradient. No KL-to-reference term, no entropy bonus.
- * Other reductions (`aggregate`) follow verl's `agg_loss`, with the dropped
- * tokens contributing 0 to the sums and still counting in the denominators.
+ * Other reductions (`aggregate`: `'token-sum'`, `'seq-mean-token-mean'`,
+ * `'seq-mean-token-sum'`, `'seq-mean-token-sum-norm'`) follow verl's current `agg_loss`
+ * (after its PR #5417), with the dropped tokens contributing 0 to the sums and still
+ * counting in the denominators. `ratioCap` with `ratioCapMode: 'truncate'` is truncated
+ * importance sampling (gradient `-A * min(rho, cap)`), as verl's DPPO losses and Stable-RL.
+ *
+ * One fused op computes the mask, `rho`, the loss and its gradient (issue #13): on
+ * `cpu`/`wasm` one pass over typed arrays (WASM SIMD `exp`), on `webgpu` WGSL shaders;
+ * its gradient is `dy * grad` (`tf.customGrad`). Only `logpNew` is differentiated.
  *
  * Cost: with `validate` (the default where the backend reads synchronously)
  * the four tensors are read once (`dataSync`); on `cpu` that is free, on
@@ -142,9 +146,47 @@ export function dppoLoss(inputs: DppoLossInputs, opts: DppoLossOptions = {}): tf
   const fn = 'dppoLoss';
   const o = parseOptions(fn, DppoLossOptionsSchema, opts);
   const x = checkInputs(fn, inputs);
-  if (!resolveValidate(fn, o.validate)) return tf.tidy(() => lossOnDevice(x, o));
-  const m = maskFromValues(fn, x.logpNew.shape, readInputs(x), o);
-  return lossWithMask(x, o, m);
+  const validate = resolveValidate(fn, o.validate);
+  const fast = hostLoss(fn, x, o, validate);
+  if (fast !== null) return fast;
+  if (!validate) return fusedLoss(x, o, null);
+  const v = readInputs(x);
+  validateValues(fn, x.logpNew.shape, v);
+  return fusedLoss(x, o, v.lm);
+}
+
+/**
+ * The loss on `cpu` / `wasm` with float32 tensors and WebAssembly SIMD, where the tensors'
+ * values lie in host memory (the wasm heap, the cpu backend's arrays: nothing is copied or
+ * transferred). One SIMD pass checks the values and counts the mask's ones; with `validate`
+ * a bad value is then named by the field-by-field checks (without it the loss is NaN, as on
+ * the device path). token-mean and token-sum pass the loss mask itself as the kernel's
+ * weights (`weightScale = 1 / max(1, sum m)` or 1), the seq-mean modes build the weights
+ * from the mask values. `validate: false` takes this same path, so both give the same bits.
+ * `null` where this path does not apply.
+ */
+function hostLoss(fn: string, x: DppoLossInputs, o: ParsedOptions, validate = true): tf.Scalar | null {
+  if (x.logpNew.size === 0 || !hasDppoKernel()) return null;
+  const views = hostFloat32Views([x.logpNew, x.logpRollout, x.advantages, x.lossMask]);
+  if (views === null) return null;
+  const [lpn, lpr, adv, lm] = views as [Float32Array, Float32Array, Float32Array, Float32Array];
+  const check = checkDppoInputsHost(lpn, lpr, adv, lm, LOGP_TOLERANCE);
+  if (check === null) return null;
+  if (check.bad !== 0) {
+    if (!validate) return null; // the device path: bad values give NaN
+    validateValues(fn, x.logpNew.shape, { lpn, lpr, adv, lm }); // throws, naming the element
+    return null;
+  }
+  const perToken = o.aggregate === 'token-mean' || o.aggregate === 'token-sum';
+  const weightScale = o.aggregate === 'token-mean' ? 1 / Math.max(1, check.ones) : 1;
+  const hostWeights = perToken ? null : aggregateWeightsHost(lm, x.logpNew.shape, o.aggregate, o.lossScaleFactor);
+  return tf.tidy(() => {
+    const weights = hostWeights === null ? x.lossMask : tf.tensor(hostWeights, x.logpNew.shape, 'float32');
+    return dppoFusedLoss(
+      { logpNew: x.logpNew, logpRollout: x.logpRollout, advantages: x.advantages, weights },
+      { ...kernelAttrs(o), weightScale },
+    );
+  });
 }
 
 /**
@@ -153,23 +195,24 @@ export function dppoLoss(inputs: DppoLossInputs, opts: DppoLossOptions = {}): tf
  * Always reads the tensors once, whatever `validate` says.
  *
  * @throws FrognanoError as {@link dppoLoss}
- * @example const { loss, keptFraction } = dppoLossWithDiagnostics(inputs); loss.dispose();
+ * @example const { loss, keptFraction } = dppoLossDetailed(inputs); loss.dispose();
  */
-export function dppoLossWithDiagnostics(inputs: DppoLossInputs, opts: DppoLossOptions = {}): DppoLossDiagnostics {
-  const fn = 'dppoLossWithDiagnostics';
+export function dppoLossDetailed(inputs: DppoLossInputs, opts: DppoLossOptions = {}): DppoLossDiagnostics {
+  const fn = 'dppoLossDetailed';
   const o = parseOptions(fn, DppoLossOptionsSchema, opts);
   const x = checkInputs(fn, inputs);
-  requireSyncRead(fn, 'inputs', 'dppoLossWithDiagnostics', 'use dppoLoss for the loss and `await dppoDiagnostics(inputs, opts)` for the counts');
-  const m = maskFromValues(fn, x.logpNew.shape, readInputs(x), o);
-  return { loss: lossWithMask(x, o, m), ...diagnosticsOf(m.stats) };
+  requireSyncRead(fn, 'inputs', 'dppoLossDetailed', 'use dppoLoss for the loss and `await dppoDiagnostics(inputs, opts)` for the counts');
+  const v = readInputs(x);
+  const stats = maskStats(fn, x.logpNew.shape, v, o);
+  return { loss: hostLoss(fn, x, o) ?? fusedLoss(x, o, v.lm), ...diagnosticsOf(stats) };
 }
 
 /**
- * The diagnostics of {@link dppoLossWithDiagnostics} without the loss, read
+ * The diagnostics of {@link dppoLossDetailed} without the loss, read
  * asynchronously (`await tensor.data()`), so it works on every backend,
  * webgpu in Node included, and never blocks the event loop. The values are
  * validated as `validate: true` does and the keep rule is the same float64
- * rule, so the counts are exactly those of {@link dppoLossWithDiagnostics}.
+ * rule, so the counts are exactly those of {@link dppoLossDetailed}.
  * Typical use on a GPU: take `dppoLoss(inputs, { validate: false })` inside
  * the gradient, keep `logpNew`, then `await dppoDiagnostics(...)` for the log.
  *
@@ -181,7 +224,7 @@ export async function dppoDiagnostics(inputs: DppoLossInputs, opts: DppoLossOpti
   const o = parseOptions(fn, DppoLossOptionsSchema, opts);
   const x = checkInputs(fn, inputs);
   const [lpn, lpr, adv, lm] = (await Promise.all([x.logpNew.data(), x.logpRollout.data(), x.advantages.data(), x.lossMask.data()])) as ArrayLike<number>[];
-  return diagnosticsOf(maskFromValues(fn, x.logpNew.shape, { lpn: lpn!, lpr: lpr!, adv: adv!, lm: lm! }, o).stats);
+  return diagnosticsOf(maskStats(fn, x.logpNew.shape, { lpn: lpn!, lpr: lpr!, adv: adv!, lm: lm! }, o));
 }
 
 function diagnosticsOf(s: MaskStats): Omit<DppoLossDiagnostics, 'loss'> {
@@ -223,14 +266,6 @@ interface MaskStats {
   maxAbsLogRho: number;
 }
 
-interface HostMask {
-  /** lossMask * kept, 0/1 per token. */
-  keep: Float32Array;
-  /** 1 where A < 0 (only for ratioCapScope 'negative'). */
-  negative: Float32Array | null;
-  stats: MaskStats;
-}
-
 interface HostValues {
   lpn: ArrayLike<number>;
   lpr: ArrayLike<number>;
@@ -243,28 +278,31 @@ function readInputs(x: DppoLossInputs): HostValues {
   return { lpn: readValues(x.logpNew), lpr: readValues(x.logpRollout), adv: readValues(x.advantages), lm: readValues(x.lossMask) };
 }
 
-/** Validates the four tensors' values, then builds the keep mask in float64. */
-function maskFromValues(fn: string, shape: readonly number[], v: HostValues, o: ParsedOptions): HostMask {
-  const { lpn, lpr, adv, lm } = v;
-  checkLogProbs(fn, 'logpNew', shape, lpn);
-  checkLogProbs(fn, 'logpRollout', shape, lpr);
-  checkFinite(fn, 'advantages', shape, adv);
-  const tokens = checkMask01(fn, 'lossMask', shape, lm);
+/** `NON_FINITE` / `OUT_OF_RANGE` naming the first bad element, field by field. */
+function validateValues(fn: string, shape: readonly number[], v: HostValues): number {
+  checkLogProbs(fn, 'logpNew', shape, v.lpn);
+  checkLogProbs(fn, 'logpRollout', shape, v.lpr);
+  checkFinite(fn, 'advantages', shape, v.adv);
+  return checkMask01(fn, 'lossMask', shape, v.lm);
+}
 
+/**
+ * Validates the values, then counts over loss-mask tokens with the rule of
+ * `dppoRules.ts` in float64 (`Math.exp`, bit-identical to the kernels' exp, so the
+ * counts are those of the tokens the loss keeps).
+ */
+function maskStats(fn: string, shape: readonly number[], v: HostValues, o: ParsedOptions): MaskStats {
+  const tokens = validateValues(fn, shape, v);
+  const { lpn, lpr, adv, lm } = v;
   const lo = o.deltaLow ?? o.delta;
   const hi = o.deltaHigh ?? o.delta;
-  const kl = o.divergence === 'kl';
-  const n = lpn.length;
-  const keep = new Float32Array(n);
-  const wantNegative = o.ratioCap !== undefined && o.ratioCapScope === 'negative';
-  const negative = wantNegative ? new Float32Array(n) : null;
+  const drops = DPPO_DROP_RULES[o.divergence];
   let kept = 0;
   let droppedPositive = 0;
   let droppedNegative = 0;
   let rhoSum = 0;
   let maxAbsLogRho = 0;
-  for (let t = 0; t < n; t++) {
-    if (negative !== null && adv[t]! < 0) negative[t] = 1;
+  for (let t = 0; t < lpn.length; t++) {
     if (lm[t] !== 1) continue;
     const lp = lpn[t]!;
     const lq = lpr[t]!;
@@ -274,75 +312,41 @@ function maskFromValues(fn: string, shape: readonly number[], v: HostValues, o: 
     const d = Math.abs(lp - lq);
     if (d > maxAbsLogRho) maxAbsLogRho = d;
     rhoSum += q > 0 ? p / q : Math.exp(lp - lq);
-    if (!dppoDrops(lp, lq, p, q, positive, lo, hi, kl)) {
-      keep[t] = 1;
-      kept++;
-    } else if (positive) droppedPositive++;
+    if (!drops(lp, lq, p, q, positive, lo, hi)) kept++;
+    else if (positive) droppedPositive++;
     else droppedNegative++;
   }
-  return { keep, negative, stats: { tokens, kept, droppedPositive, droppedNegative, rhoSum, maxAbsLogRho } };
+  return { tokens, kept, droppedPositive, droppedNegative, rhoSum, maxAbsLogRho };
+}
+
+/** The kernel attributes of the parsed options (see `kernels/dppoKernel.ts`). */
+function kernelAttrs(o: ParsedOptions): DppoKernelAttrs {
+  return {
+    divergence: o.divergence === 'kl' ? 1 : 0,
+    deltaLow: o.deltaLow ?? o.delta,
+    deltaHigh: o.deltaHigh ?? o.delta,
+    ratioCap: o.ratioCap ?? 0,
+    capMode: o.ratioCapMode === 'truncate' ? 1 : 0,
+    capScope: o.ratioCapScope === 'negative' ? 1 : 0,
+  };
 }
 
 /**
- * The per-token ratio `rho = exp(clamp(logpNew - logpRollout, -20, 20))`, capped by
- * `min(rho, ratioCap)` on every token (`ratioCapScope: 'all'`) or only where `A < 0`
- * (`'negative'`); call inside `tf.tidy`. The scope is decided here, for both paths;
- * `negative` builds the bool condition `A < 0` only when it is needed, by a comparison
- * (bool tensors from a comparison are reliable on wasm; casts to bool are not).
+ * The loss through the fused kernel (`kernels/dppoKernel.ts`): one op for mask, rho,
+ * loss and gradient on every backend. The aggregation weights come from the mask values
+ * already read (`mask`, the validate path) or are built on the device (`null`).
  */
-function ratio(x: DppoLossInputs, o: ParsedOptions, negative: () => tf.Tensor): tf.Tensor {
-  const logRatio = tf.clipByValue(tf.sub(asFloat(x.logpNew), asFloat(x.logpRollout)), -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP);
-  const rho = tf.exp(logRatio);
-  if (o.ratioCap === undefined) return rho;
-  const capped = tf.minimum(rho, o.ratioCap);
-  return o.ratioCapScope === 'negative' ? tf.where(negative(), capped, rho) : capped;
-}
-
-function lossWithMask(x: DppoLossInputs, o: ParsedOptions, m: HostMask): tf.Scalar {
+function fusedLoss(x: DppoLossInputs, o: ParsedOptions, mask: ArrayLike<number> | null): tf.Scalar {
   return tf.tidy(() => {
     const shape = x.logpNew.shape;
-    const keep = tf.tensor(m.keep, shape, 'float32');
-    // m.negative exists exactly when ratio() asks for it (ratioCap set, scope 'negative')
-    const rho = ratio(x, o, () => tf.greater(tf.tensor(m.negative!, shape, 'float32'), 0.5));
-    const lossMat = tf.mul(tf.neg(tf.mul(asFloat(x.advantages), rho)), keep);
-    return aggregateUnchecked(lossMat, asFloat(x.lossMask), o.aggregate, o.lossScaleFactor);
+    if (x.logpNew.size === 0) return zeroLoss(x.logpNew);
+    const weights =
+      mask !== null
+        ? tf.tensor(aggregateWeightsHost(mask, shape, o.aggregate, o.lossScaleFactor), shape, 'float32')
+        : aggregateWeights(asFloat(x.lossMask), o.aggregate, o.lossScaleFactor);
+    return dppoFusedLoss(
+      { logpNew: asFloat(x.logpNew), logpRollout: asFloat(x.logpRollout), advantages: asFloat(x.advantages), weights },
+      kernelAttrs(o),
+    );
   });
-}
-
-/** The `validate: false` path: the mask is built on the device in float32, outside the gradient tape. */
-function lossOnDevice(x: DppoLossInputs, o: ParsedOptions): tf.Scalar {
-  const lo = o.deltaLow ?? o.delta;
-  const hi = o.deltaHigh ?? o.delta;
-  const lossMask = asFloat(x.lossMask);
-  // 0/1 masks are float32 products, not bool logic: the wasm backend's Select and
-  // Cast on bool tensors are not reliable (tfjs 4.22), its comparisons are.
-  const keep = noGrad([x.logpNew, x.logpRollout, x.advantages, lossMask], (lpn, lpr, adv, lm) => {
-    const lp = asFloat(lpn!);
-    const lq = asFloat(lpr!);
-    const p = tf.exp(lp);
-    const q = tf.exp(lq);
-    const flag = (b: tf.Tensor): tf.Tensor => tf.cast(b, 'float32');
-    const positive = flag(tf.greater(adv!, 0));
-    let dropPos: tf.Tensor;
-    let dropNeg: tf.Tensor;
-    if (o.divergence === 'kl') {
-      const oneMinusQ = tf.sub(1, q);
-      const oneMinusP = tf.sub(1, p);
-      const div = tf.add(
-        tf.mul(q, tf.sub(lq, lp)),
-        tf.mul(oneMinusQ, tf.log(tf.div(tf.add(oneMinusQ, 1e-8), tf.add(oneMinusP, 1e-8)))),
-      );
-      dropPos = tf.mul(flag(tf.greater(p, q)), flag(tf.greater(div, hi)));
-      dropNeg = tf.mul(flag(tf.less(p, q)), flag(tf.greater(div, lo)));
-    } else {
-      const dp = tf.sub(p, q);
-      dropPos = flag(tf.greater(dp, hi));
-      dropNeg = flag(tf.less(dp, -lo));
-    }
-    const drop = tf.add(tf.mul(positive, dropPos), tf.mul(tf.sub(1, positive), dropNeg));
-    return tf.mul(tf.sub(1, drop), lm!);
-  });
-  const rho = ratio(x, o, () => noGrad([x.advantages], (adv) => tf.less(adv!, 0)));
-  const lossMat = tf.mul(tf.neg(tf.mul(asFloat(x.advantages), rho)), keep);
-  return aggregateUnchecked(lossMat, lossMask, o.aggregate, o.lossScaleFactor);
 }

@@ -13,7 +13,7 @@
  * the array primitives elsewhere in frognano do not.
  * @module losses
  */
-export { dppoLoss, dppoLossWithDiagnostics, dppoDiagnostics, DppoLossOptionsSchema, LOG_RATIO_CLAMP } from './dppoLoss.js';
+export { dppoLoss, dppoLossDetailed, dppoDiagnostics, DppoLossOptionsSchema, LOG_RATIO_CLAMP } from './dppoLoss.js';
 export { checkFiniteAsync } from './tensorUtils.js';
 export type { DppoLossInputs, DppoLossOptions, DppoLossDiagnostics } from './dppoLoss.js';
 export { aggregateTokenLoss, AggregateModeSchema, AggregateTokenLossOptionsSchema } from './aggregateTokenLoss.js';
