@@ -4,7 +4,8 @@
  * @module advantage
  */
 export { groupAdvantages, GroupAdvantagesOptionsSchema } from './groupAdvantages.js';
-export type { GroupAdvantagesOptions, GroupAdvantagesResult } from './groupAdvantages.js';
-export { broadcastToTokens } from './broadcastToTokens.js';
-export { dppoMask, dppoMaskWithStats, DppoMaskOptionsSchema, LOGP_TOLERANCE } from './dppoMask.js';
+export type { FlatGroupAdvantagesOptions, FlatGroupAdvantagesResult, GroupAdvantagesOptions, GroupAdvantagesResult } from './groupAdvantages.js';
+export { broadcastToTokens, BroadcastToTokensOptionsSchema } from './broadcastToTokens.js';
+export type { BroadcastToTokensOptions } from './broadcastToTokens.js';
+export { dppoMask, dppoMaskDetailed, DppoMaskOptionsSchema, LOGP_TOLERANCE } from './dppoMask.js';
 export type { DppoMaskOptions, DppoMaskStats } from './dppoMask.js';

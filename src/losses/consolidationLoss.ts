@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { aggregateUnchecked } from './aggregateTokenLoss.js';
 import { describeValue, parseOptions } from '../errors/validate.js';
-import { asFloat, assertSameShape, assertTensor, checkFiniteOnDevice, checkMask01, noGrad, readValues, resolveValidate, zeroLoss } from './tensorUtils.js';
+import { asFloat, assertSameShape, assertTensor, checkFiniteOnDevice, checkMask01, noGrad, readValues, resolveValidate, validateOption, zeroLoss } from './tensorUtils.js';
 import { checkLogitsAndTargets, oneHotFloat } from './tokenLogProbs.js';
 
 /**
@@ -27,14 +27,7 @@ export const ConsolidationLossOptionsSchema = z
      * policy's mass outside the set back into it.
      */
     policyNormalization: z.enum(['topk', 'full']).default('topk'),
-    /**
-     * Check the input values on the host (finite logits, target ids in range, a 0/1 mask), reading the
-     * tensors once. Default: `true` where the backend reads synchronously (cpu, wasm,
-     * tfjs-node), `false` where it cannot (webgpu in Node, see `canReadSync`), where an
-     * explicit `true` is a `BACKEND_UNAVAILABLE` error. `false`: no read; bad input then
-     * yields NaN or a wrong number instead of an error.
-     */
-    validate: z.boolean().optional(),
+    ...validateOption,
   })
   .strict();
 /** Options of {@link consolidationLoss} as the caller writes them. */

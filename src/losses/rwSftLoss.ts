@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, parseOptions } from '../errors/validate.js';
-import { assertSameShape, assertTensor, elementPath, noGrad, readValues, resolveValidate } from './tensorUtils.js';
+import { assertSameShape, assertTensor, elementPath, noGrad, readValues, resolveValidate, validateOption } from './tensorUtils.js';
 import { checkLogpAndMask, weightedNll } from './sftLoss.js';
 
 /** The polarity of a token from process-level user feedback (Verification Horizon §4.3; SPEC §5). */
@@ -27,14 +27,7 @@ export const RwSftLossOptionsSchema = z
       })
       .strict()
       .default({ positive: 1.2, neutral: 1.0, negative: 0.8 }),
-    /**
-     * Check the input values on the host (NaN/±Infinity, log-probs > 0, 0/1 masks, a polarity tensor's -1/0/+1), reading the
-     * tensors once. Default: `true` where the backend reads synchronously (cpu, wasm,
-     * tfjs-node), `false` where it cannot (webgpu in Node, see `canReadSync`), where an
-     * explicit `true` is a `BACKEND_UNAVAILABLE` error. `false`: no read; bad input then
-     * yields NaN or a wrong number instead of an error.
-     */
-    validate: z.boolean().optional(),
+    ...validateOption,
   })
   .strict();
 /** Options of {@link rwSftLoss} as the caller writes them. */

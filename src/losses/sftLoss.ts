@@ -3,19 +3,12 @@ import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, parseOptions } from '../errors/validate.js';
 import { aggregateUnchecked } from './aggregateTokenLoss.js';
-import { asFloat, assertSameShape, assertTensor, checkLogProbs, checkMask01, readValues, resolveValidate } from './tensorUtils.js';
+import { asFloat, assertSameShape, assertTensor, checkLogProbs, checkMask01, readValues, resolveValidate, validateOption } from './tensorUtils.js';
 
 /** Options of {@link sftLoss}. */
 export const SftLossOptionsSchema = z
   .object({
-    /**
-     * Check the input values on the host (NaN/±Infinity, ranges, 0/1 masks), reading the
-     * tensors once. Default: `true` where the backend reads synchronously (cpu, wasm,
-     * tfjs-node), `false` where it cannot (webgpu in Node, see `canReadSync`), where an
-     * explicit `true` is a `BACKEND_UNAVAILABLE` error. `false`: no read; bad input then
-     * yields NaN or a wrong number instead of an error.
-     */
-    validate: z.boolean().optional(),
+    ...validateOption,
   })
   .strict();
 /** Options of {@link sftLoss} as the caller writes them. */

@@ -3,17 +3,7 @@ import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { aggregateUnchecked } from './aggregateTokenLoss.js';
 import { describeValue, parseOptions, parseWith } from '../errors/validate.js';
-import {
-  asFloat,
-  assertSameShape,
-  assertTensor,
-  checkLogProbs,
-  checkMask01,
-  readValues,
-  requireSyncRead,
-  resolveValidate,
-  zeroLoss,
-} from './tensorUtils.js';
+import { asFloat, assertSameShape, assertTensor, checkLogProbs, checkMask01, readValues, requireSyncRead, resolveValidate, validateOption, zeroLoss } from './tensorUtils.js';
 
 /** One annotated span `[start, end)` of the flat token arrays and its polarity (SPEC §5). */
 export const SpanSchema = z
@@ -40,13 +30,7 @@ export const SpanKtoLossOptionsSchema = z
     lambdaL: z.number().min(0).default(1),
     /** EMA decay `alpha` of the reference point `z_ref`, in [0, 1] (1 freezes it, 0 uses the batch mean). Default `0.9`. */
     emaAlpha: z.number().min(0).max(1).default(0.9),
-    /**
-     * Check the input values on the host (finite log-probs <= 0, a 0/1 neutral mask),
-     * reading the tensors once. Default: `true` where the backend reads synchronously
-     * (cpu, wasm, tfjs-node), `false` where it cannot (webgpu in Node, see `canReadSync`),
-     * where an explicit `true` is a `BACKEND_UNAVAILABLE` error.
-     */
-    validate: z.boolean().optional(),
+    ...validateOption,
   })
   .strict();
 /** Options of {@link spanKtoLoss} as the caller writes them. */

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue } from '../errors/validate.js';
 import { canReadSync } from '../backend/canReadSync.js';
@@ -74,6 +75,24 @@ export function requireSyncRead(fn: string, field: string, what: string, instead
     { fn, field },
   );
 }
+
+/**
+ * The `validate` option every tensor loss shares, written once: spread it into
+ * the loss's options schema, `z.object({ ...validateOption, ... })`. What is
+ * checked is listed in each function's `@throws`; {@link resolveValidate}
+ * turns the parsed value into the decision.
+ */
+export const validateOption = {
+  /**
+   * Check the input values on the host (NaN/±Infinity, ranges such as log-probs
+   * <= 0 or token ids in `[0, V)`, 0/1 masks: see the function's `@throws`), reading
+   * the tensors once. Default: `true` where the backend reads synchronously (cpu,
+   * wasm, tfjs-node), `false` where it cannot (webgpu in Node, see `canReadSync`),
+   * where an explicit `true` is a `BACKEND_UNAVAILABLE` error. `false`: no read;
+   * bad input then yields NaN or a wrong number instead of an error.
+   */
+  validate: z.boolean().optional(),
+};
 
 /**
  * The losses' `validate` option: `undefined` means "check the values where the

@@ -2,14 +2,20 @@ import * as tf from '@tensorflow/tfjs';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
 import { assertTensor, checkFiniteOnDevice, resolveValidate } from './tensorUtils.js';
+import { asRows, entropyChunked } from './tokenLogProbsChunked.js';
 import { TokenLogProbsOptionsSchema, type TokenLogProbsOptions } from './tokenLogProbs.js';
 
 /**
  * Entropy of the next-token distribution at every position:
  * `H[...] = -sum_v softmax(logits)[..., v] * log_softmax(logits)[..., v]` (nats).
  *
- * Stable (computed from the log-softmax, so `0 * log 0` never appears: an
- * underflowed probability multiplies a finite log-prob) and differentiable.
+ * Computed over the vocabulary in chunks of `chunkSize` (default 4096) with an
+ * online log-sum-exp, as {@link tokenLogProbs}: with `M` the running maximum,
+ * `S = sum exp(x - M)` and `T = sum exp(x - M)(x - M)` (both rescaled at each
+ * chunk), `H = ln S - T / S`; no `[..., V]` temporary, so the forward's peak
+ * tensor memory is O(N chunkSize). Stable (`0 * log 0` never appears: an
+ * underflowed probability multiplies a finite `x - M`) and differentiable
+ * through its own chunked gradient `-p (log p + H)`.
  * For logging (entropy collapse is the failure FrogNano's consolidation step
  * works against, App. C); the DPPO loss itself has no entropy bonus.
  *
@@ -29,6 +35,14 @@ export function tokenEntropy(logits: tf.Tensor, opts: TokenLogProbsOptions = {})
     throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'logits must have a vocabulary dimension V >= 1, got 0', { fn, field: 'logits' });
   }
   if (resolveValidate(fn, o.validate)) checkFiniteOnDevice(fn, 'logits', logits);
+  return tf.tidy(() => {
+    const h = entropyChunked(asRows(logits), o.chunkSize);
+    return logits.rank === 2 ? h : tf.reshape(h, logits.shape.slice(0, -1));
+  });
+}
+
+/** The entropy as tokenEntropy computed it before issue 13 (`tf.logSoftmax`, O(N V) temporaries), for the benchmark and the tests. @internal */
+export function tokenEntropyDense(logits: tf.Tensor): tf.Tensor {
   return tf.tidy(() => {
     const logp = tf.logSoftmax(logits.dtype === 'float32' ? logits : tf.cast(logits, 'float32'));
     return tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1));

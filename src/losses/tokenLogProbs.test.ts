@@ -6,8 +6,8 @@ import { useBackend } from '../backend/useBackend.js';
 import { TEST_BACKENDS, readsSync } from '../../test/helpers/backends.js';
 import { read } from '../../test/helpers/tensors.js';
 import { numericGradientAsync } from './numericGradient.js';
-import { tokenEntropy } from './tokenEntropy.js';
-import { tokenLogProbs } from './tokenLogProbs.js';
+import { tokenEntropy, tokenEntropyDense } from './tokenEntropy.js';
+import { tokenLogProbs, tokenLogProbsDense } from './tokenLogProbs.js';
 
 // Finite-difference tolerance: float32 central differences with h = 1e-2 err by
 // ~eps|f|/h + h^2|f'''|/6 ~ 1e-5 + 2e-5 for the O(1) functions here; 1e-3 bounds it.
@@ -151,4 +151,90 @@ describe('tokenLogProbs bad input', () => {
   it('tokenEntropy rejects an empty vocabulary', () => expectFrognanoError(() => tokenEntropy(tf.zeros([2, 0])), 'EMPTY_INPUT', 'logits'));
   it('tokenEntropy rejects +Infinity', () =>
     expectFrognanoError(() => tokenEntropy(tf.tensor1d([0, Infinity])), 'NON_FINITE', 'logits[1]'));
+});
+
+describe.each(TEST_BACKENDS)('tokenLogProbs / tokenEntropy in vocabulary chunks on %s (issue 13)', (backend) => {
+  beforeAll(async () => {
+    await useBackend(backend);
+  });
+  const rows = Array.from({ length: 6 }, (_, i) => Array.from({ length: 11 }, (_, j) => Math.sin(3 * i + 7 * j) * (i === 5 ? 300 : 2)));
+  const tg = [0, 10, 3, 4, 7, 9];
+
+  it('every chunk size gives the numbers of the whole-vocabulary log-softmax (and of the definition)', async () => {
+    const x = tf.tensor2d(rows);
+    const t = tf.tensor1d(tg, 'int32');
+    const dense = await read(tokenLogProbsDense(x, t));
+    const hDense = await read(tokenEntropyDense(x));
+    for (const chunkSize of [1, 2, 3, 4, 10, 11, 64]) {
+      const lp = await read(tokenLogProbs(x, t, { chunkSize, validate: false }));
+      const h = await read(tokenEntropy(x, { chunkSize, validate: false }));
+      lp.forEach((v, i) => {
+        expect(v).toBeCloseTo(dense[i]!, 4);
+        expect(v).toBeCloseTo(directLogProb(rows[i]!, tg[i]!), 4);
+      });
+      h.forEach((v, i) => {
+        expect(v).toBeCloseTo(hDense[i]!, 4);
+        expect(v).toBeCloseTo(directEntropy(rows[i]!), 4);
+      });
+    }
+  });
+
+  it('chunked gradients (chunks of 2, 2, 1) agree with finite differences and with onehot - softmax', async () => {
+    const x = tf.tensor2d(LOGITS);
+    const t = tf.tensor1d(TARGETS, 'int32');
+    const f = (l: tf.Tensor) => tf.sum(tokenLogProbs(l, t, { chunkSize: 2 })) as tf.Scalar;
+    const g = await read(tf.grad(f)(x));
+    LOGITS.forEach((row, i) => {
+      const z = row.reduce((s, v) => s + Math.exp(v), 0);
+      row.forEach((v, j) => expect(g[i * 5 + j]).toBeCloseTo((j === TARGETS[i] ? 1 : 0) - Math.exp(v) / z, 5));
+    });
+    (await numericGradientAsync(f, x)).forEach((d, i) => expect(Math.abs(d - g[i]!)).toBeLessThanOrEqual(FD_TOL));
+    const h = (l: tf.Tensor) => tf.sum(tf.mul(tokenEntropy(l, { chunkSize: 2 }), tf.tensor1d([1, -2, 0.5]))) as tf.Scalar;
+    const gh = await read(tf.grad(h)(x));
+    (await numericGradientAsync(h, x)).forEach((d, i) => expect(Math.abs(d - gh[i]!)).toBeLessThanOrEqual(FD_TOL));
+    // the same gradient as the whole-vocabulary path
+    const gd = await read(tf.grad((l: tf.Tensor) => tf.sum(tokenLogProbsDense(l, t)) as tf.Scalar)(x));
+    gd.forEach((v, i) => expect(g[i]).toBeCloseTo(v, 5));
+  });
+
+  it('[B, T, V] in chunks, and chunked gradients dispose what they create', async () => {
+    const x3 = tf.tensor3d([LOGITS, LOGITS]);
+    const t2 = tf.tensor2d([TARGETS, [1, 1, 1]], [2, 3], 'int32');
+    const lp = tokenLogProbs(x3, t2, { chunkSize: 2 });
+    expect(lp.shape).toEqual([2, 3]);
+    expect((await read(lp))[4]).toBeCloseTo(directLogProb(LOGITS[1]!, 1), 5);
+    const before = tf.memory().numTensors;
+    tf.grad((l: tf.Tensor) => tf.sum(tokenLogProbs(l, t2, { chunkSize: 2, validate: false })) as tf.Scalar)(x3).dispose();
+    tf.grad((l: tf.Tensor) => tf.sum(tokenEntropy(l, { chunkSize: 2, validate: false })) as tf.Scalar)(x3).dispose();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it.runIf(readsSync(backend))('peak tensor memory of the forward grows with the chunk, not with the vocabulary', async () => {
+    const N = 32;
+    const extra = async (f: () => tf.Tensor) => {
+      const start = tf.memory().numBytes;
+      const p = await tf.profile(() => tf.tidy(f).dispose());
+      return p.peakBytes - start;
+    };
+    const measure = async (V: number, chunkSize: number) => {
+      const x = tf.randomNormal([N, V], 0, 1, 'float32', 7);
+      const t = tf.zeros([N], 'int32');
+      const r = {
+        lp: await extra(() => tokenLogProbs(x, t, { chunkSize, validate: false })),
+        h: await extra(() => tokenEntropy(x, { chunkSize, validate: false })),
+        dense: await extra(() => tokenLogProbsDense(x, t)),
+      };
+      tf.dispose([x, t]);
+      return r;
+    };
+    const small = await measure(1024, 128);
+    const large = await measure(4096, 128);
+    const wider = await measure(4096, 512);
+    for (const k of ['lp', 'h'] as const) {
+      expect(large[k]).toBe(small[k]); // 4x the vocabulary: the same peak
+      expect(large[k]).toBeLessThanOrEqual(5 * N * 128 * 4); // a few [N, chunk] float32 tensors
+      expect(wider[k]).toBeGreaterThan(3 * large[k]); // 4x the chunk: ~4x the peak
+    }
+    expect(large.dense).toBeGreaterThanOrEqual(4 * N * 4096 * 4); // the whole-vocabulary path: several [N, V]
+  });
 });

@@ -2,19 +2,19 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
-import { assertTensor, checkFiniteOnDevice, elementPath, readValues, resolveValidate } from './tensorUtils.js';
+import { asRows, DEFAULT_VOCAB_CHUNK, logProbsChunked } from './tokenLogProbsChunked.js';
+import { assertTensor, checkFiniteOnDevice, elementPath, readValues, resolveValidate, validateOption } from './tensorUtils.js';
 
 /** Options of {@link tokenLogProbs} and {@link tokenEntropy}. */
 export const TokenLogProbsOptionsSchema = z
   .object({
+    ...validateOption,
     /**
-     * Check the input values on the host (finite logits; for tokenLogProbs also target ids in `[0, V)`), reading the
-     * tensors once. Default: `true` where the backend reads synchronously (cpu, wasm,
-     * tfjs-node), `false` where it cannot (webgpu in Node, see `canReadSync`), where an
-     * explicit `true` is a `BACKEND_UNAVAILABLE` error. `false`: no read; bad input then
-     * yields NaN or a wrong number instead of an error.
+     * Vocabulary chunk: the log-softmax runs over `chunkSize` logits at a time (an
+     * online log-sum-exp), so the peak tensor memory of the forward is O(N chunkSize),
+     * not O(N V). Integer >= 1. Default 4096.
      */
-    validate: z.boolean().optional(),
+    chunkSize: z.number().int().min(1).default(DEFAULT_VOCAB_CHUNK),
   })
   .strict();
 /** Options of {@link tokenLogProbs} and {@link tokenEntropy} as the caller writes them. */
@@ -23,11 +23,16 @@ export type TokenLogProbsOptions = z.input<typeof TokenLogProbsOptionsSchema>;
 /**
  * Log-probabilities of the sampled tokens: `logp[..., t] = log_softmax(logits[..., t, :])[targets[..., t]]`.
  *
- * Numerically stable (log-softmax subtracts the row maximum before `exp`) and
- * differentiable with respect to `logits`. The pick is a one-hot product summed
- * over the vocabulary rather than a `gather`, because the `wasm` backend has no
- * kernel for gather's gradient (`UnsortedSegmentSum`); it costs one `[..., V]`
- * one-hot, the size of the logits. Feed the result to {@link dppoLoss} as
+ * Fused log-softmax + gather over the vocabulary in chunks of `chunkSize`
+ * (default 4096) with an online log-sum-exp: per row, the running maximum `M` and
+ * `S = sum exp(x - M)` are rescaled chunk by chunk, `logp = x[target] - M - ln S`.
+ * No `[..., V]` temporary is built: the forward's peak tensor memory is
+ * O(N chunkSize) beyond the logits, where the plain `logSoftmax` + one-hot took
+ * several `[N, V]` tensors (2.5 GB each at N = 4096, V = 151,936). Numerically
+ * stable (nothing is exponentiated above the running maximum) and differentiable
+ * with respect to `logits` through its own gradient, `onehot(target) - softmax`,
+ * also built chunk by chunk (no `gather` gradient, which the `wasm` backend lacks).
+ * Feed the result to {@link dppoLoss} as
  * `logpNew`, or to {@link sftLoss} / {@link rwSftLoss} / {@link spanKtoLoss}.
  *
  * Validation (`validate`, default where the backend reads synchronously) reads
@@ -46,7 +51,7 @@ export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor, opts: Token
   const fn = 'tokenLogProbs';
   const o = parseOptions(fn, TokenLogProbsOptionsSchema, opts);
   checkLogitsAndTargets(fn, logits, targets, undefined, resolveValidate(fn, o.validate));
-  return tf.tidy(() => tokenLogProbsUnchecked(logits, targets));
+  return tf.tidy(() => tokenLogProbsUnchecked(logits, targets, o.chunkSize));
 }
 
 /** Checks `logits [..., V]` and `targets [...]` as {@link tokenLogProbs} documents. @internal */
@@ -105,8 +110,20 @@ export function oneHotFloat(indices: tf.Tensor, depth: number): tf.Tensor {
   return tf.cast(tf.oneHot(indices, depth), 'float32');
 }
 
-/** {@link tokenLogProbs} without validation; call inside `tf.tidy`. @internal */
-export function tokenLogProbsUnchecked(logits: tf.Tensor, targets: tf.Tensor): tf.Tensor {
+/** {@link tokenLogProbs} without validation, chunked; call inside `tf.tidy`. @internal */
+export function tokenLogProbsUnchecked(logits: tf.Tensor, targets: tf.Tensor, chunkSize = DEFAULT_VOCAB_CHUNK): tf.Tensor {
+  const x = asRows(logits);
+  const t = tf.reshape(targets.dtype === 'int32' ? targets : tf.cast(targets, 'int32'), [x.shape[0]]) as tf.Tensor1D;
+  const lp = logProbsChunked(x, t, chunkSize);
+  return logits.rank === 2 ? lp : tf.reshape(lp, logits.shape.slice(0, -1));
+}
+
+/**
+ * The log-probs as tokenLogProbs computed them before issue 13: `tf.logSoftmax`
+ * over the whole vocabulary times a one-hot, O(N V) temporaries. Kept for the
+ * benchmark (`bench/logsoftmax.bench.ts`) and the tests that compare the two. @internal
+ */
+export function tokenLogProbsDense(logits: tf.Tensor, targets: tf.Tensor): tf.Tensor {
   const V = logits.shape[logits.rank - 1]!;
   const logp = tf.logSoftmax(logits.dtype === 'float32' ? logits : tf.cast(logits, 'float32'));
   const onehot = oneHotFloat(tf.cast(targets, 'int32'), V);

@@ -5,4 +5,4 @@
  */
 export { logLengthReward } from './logLengthReward.js';
 export { shapeReward, shapeRewards, ShapeRewardOptionsSchema } from './shapeReward.js';
-export type { ShapeRewardOptions } from './shapeReward.js';
+export type { OutcomeColumns, ShapeRewardOptions } from './shapeReward.js';

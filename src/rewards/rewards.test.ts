@@ -169,3 +169,61 @@ describe('shapeRewards: the first refused outcome is named once', () => {
     expect(e.field).toBe('outcomes[1]');
   });
 });
+
+describe('shapeRewards: columns (struct of arrays)', () => {
+  const opts = { budget: 1000, alpha: 0.1 };
+  it('typed columns give the rewards of the object form, as Float64Array / Uint8Array', () => {
+    const objs = [
+      { success: true, truncated: false, assistantTokens: 2000 },
+      { success: true, truncated: true, assistantTokens: 10 },
+      { success: false, truncated: false, assistantTokens: 10 },
+      { success: true, truncated: false, assistantTokens: 1000 },
+    ];
+    const cols = {
+      success: Uint8Array.from(objs, (o) => (o.success ? 1 : 0)),
+      truncated: Uint8Array.from(objs, (o) => (o.truncated ? 1 : 0)),
+      assistantTokens: Uint32Array.from(objs, (o) => o.assistantTokens),
+    };
+    const got = shapeRewards(cols, opts);
+    expect(got.rewards).toBeInstanceOf(Float64Array);
+    expect(got.raw).toBeInstanceOf(Uint8Array);
+    const want = shapeRewards(objs, opts);
+    expect(Array.from(got.rewards)).toEqual(want.rewards);
+    expect(Array.from(got.raw)).toEqual(want.raw);
+  });
+  it('boolean and number[] columns work too; floor, truncatedReward and lengthPenalty apply', () => {
+    const cols = { success: [true, true, true], truncated: [false, true, false], assistantTokens: [1e9, 5, 1e9] };
+    expect(Array.from(shapeRewards(cols, { budget: 1, alpha: 1, floor: 0.1, truncatedReward: 0.25 }).rewards)).toEqual([0.1, 0.25, 0.1]);
+    expect(Array.from(shapeRewards(cols, { budget: 1, alpha: 1, lengthPenalty: false }).rewards)).toEqual([1, 0.5, 1]);
+  });
+  it('property: columns and objects agree', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ success: fc.boolean(), truncated: fc.boolean(), assistantTokens: fc.nat(50000) }), { maxLength: 20 }), (objs) => {
+        const cols = { success: objs.map((o) => o.success), truncated: objs.map((o) => o.truncated), assistantTokens: Float64Array.from(objs, (o) => o.assistantTokens) };
+        const got = shapeRewards(cols, opts);
+        const want = shapeRewards(objs, opts);
+        expect(Array.from(got.rewards)).toEqual(want.rewards);
+        expect(Array.from(got.raw)).toEqual(want.raw);
+      }),
+    );
+  });
+  const base = () => ({ success: Uint8Array.of(1, 1), truncated: Uint8Array.of(0, 0), assistantTokens: Float64Array.of(5, 5) });
+  it('rejects columns of different lengths', () =>
+    expectFrognanoError(() => shapeRewards({ ...base(), truncated: Uint8Array.of(0) }, opts), 'LENGTH_MISMATCH', 'outcomes.truncated'));
+  it('rejects a success value other than 0/1', () =>
+    expectFrognanoError(() => shapeRewards({ ...base(), success: Uint8Array.of(1, 2) }, opts), 'OUT_OF_RANGE', 'outcomes.success[1]'));
+  it('rejects a string truncated flag', () =>
+    expectFrognanoError(() => shapeRewards({ ...base(), truncated: [0, 'no'] as never }, opts), 'INVALID_TYPE', 'outcomes.truncated[1]'));
+  it('rejects NaN tokens', () =>
+    expectFrognanoError(() => shapeRewards({ ...base(), assistantTokens: Float64Array.of(5, NaN) }, opts), 'NON_FINITE', 'outcomes.assistantTokens[1]'));
+  it('rejects fractional tokens', () =>
+    expectFrognanoError(() => shapeRewards({ ...base(), assistantTokens: Float64Array.of(1.5, 5) }, opts), 'OUT_OF_RANGE', 'outcomes.assistantTokens[0]'));
+  it('rejects negative tokens', () =>
+    expectFrognanoError(() => shapeRewards({ ...base(), assistantTokens: Int32Array.of(5, -1) }, opts), 'OUT_OF_RANGE', 'outcomes.assistantTokens[1]'));
+  it('rejects a column that is not an array', () =>
+    expectFrognanoError(() => shapeRewards({ ...base(), success: 1 as never }, opts), 'INVALID_TYPE', 'outcomes.success'));
+  it('a penalty beyond float64 is OUT_OF_RANGE naming opts.alpha and the outcome', () => {
+    const e = expectFrognanoError(() => shapeRewards({ ...base(), assistantTokens: Float64Array.of(1, 1e9) }, { budget: 1, alpha: 1e308 }), 'OUT_OF_RANGE', 'outcomes[1]');
+    expect(e.field).toBe('opts.alpha');
+  });
+});

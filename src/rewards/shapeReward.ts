@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
-import { extendedNumber, parseOptions, parseWith } from '../errors/validate.js';
+import { describeValue, extendedNumber, isArrayLikeOfAny, parseOptions, parseWith, sameLength } from '../errors/validate.js';
 import { type Outcome, OutcomeSchema } from '../schema/outcome.js';
 import { logLengthUnchecked } from './logLengthReward.js';
 
@@ -74,32 +74,115 @@ function nonFiniteReward(fn: string, o: Outcome, p: z.output<typeof ShapeRewardO
 }
 
 /**
+ * A batch of outcomes as columns (struct of arrays), one entry per rollout:
+ * what a trainer holding tensors has, and what {@link shapeRewards} reads
+ * fastest (no object per rollout).
+ */
+export interface OutcomeColumns {
+  /** All grading tests pass: `true`/`false` or `1`/`0` (e.g. a `Uint8Array`). */
+  success: ArrayLike<boolean | number>;
+  /** The rollout ended on a budget limit: `true`/`false` or `1`/`0`. */
+  truncated: ArrayLike<boolean | number>;
+  /** Assistant-generated tokens, integers >= 0 (`Uint32Array`, `Int32Array`, `Float64Array` or `number[]`). */
+  assistantTokens: ArrayLike<number>;
+}
+
+/**
  * {@link shapeReward} over many outcomes with one options parse, e.g. a whole
  * rollout batch. Returns the shaped rewards and the raw outcomes (1 / 0) to pass
  * as `filterBy` to {@link groupAdvantages}.
  *
- * @throws FrognanoError as {@link shapeReward}, naming `outcomes[i].*` or `opts.*` (a reward
- *   beyond the float64 range: `OUT_OF_RANGE` naming `opts.alpha`, the message naming `outcomes[i]`)
+ * Two input forms:
+ * - an array of outcome objects: returns `{ rewards: number[], raw: number[] }`.
+ *   Each element is checked by a plain type test (the rule of `OutcomeSchema`),
+ *   never a schema parse; only a refused element goes through the schema, for its error.
+ * - {@link OutcomeColumns}, one array per field: returns
+ *   `{ rewards: Float64Array, raw: Uint8Array }`, checked in the loop that computes.
+ *
+ * @throws FrognanoError as {@link shapeReward}, naming `outcomes[i].*` (objects),
+ *   `outcomes.success[i]` / `outcomes.truncated[i]` / `outcomes.assistantTokens[i]` (columns,
+ *   `LENGTH_MISMATCH` when they differ in length) or `opts.*` (a reward beyond the float64
+ *   range: `OUT_OF_RANGE` naming `opts.alpha`, the message naming `outcomes[i]`)
+ * @example shapeRewards({ success: Uint8Array.of(1, 0), truncated: Uint8Array.of(0, 0), assistantTokens: Uint32Array.of(2000, 5) }, { budget: 1000, alpha: 0.1 })
+ * // { rewards: Float64Array [0.93069, 0], raw: Uint8Array [1, 0] }
  */
-export function shapeRewards(outcomes: readonly Outcome[], opts: ShapeRewardOptions): { rewards: number[]; raw: number[] } {
+export function shapeRewards(outcomes: readonly Outcome[], opts: ShapeRewardOptions): { rewards: number[]; raw: number[] };
+export function shapeRewards(outcomes: OutcomeColumns, opts: ShapeRewardOptions): { rewards: Float64Array; raw: Uint8Array };
+export function shapeRewards(
+  outcomes: readonly Outcome[] | OutcomeColumns,
+  opts: ShapeRewardOptions,
+): { rewards: number[]; raw: number[] } | { rewards: Float64Array; raw: Uint8Array } {
   const fn = 'shapeRewards';
   const p = parseOptions(fn, ShapeRewardOptionsSchema, opts);
-  const n = Array.isArray(outcomes) ? outcomes.length : -1;
+  if (outcomes !== null && typeof outcomes === 'object' && !Array.isArray(outcomes) && 'assistantTokens' in outcomes) {
+    return shapeColumns(fn, outcomes, p);
+  }
+  const list = outcomes as readonly Outcome[];
+  const n = Array.isArray(list) ? list.length : -1;
   const rewards = new Array<number>(Math.max(n, 0));
   const raw = new Array<number>(Math.max(n, 0));
   for (let i = 0; i < n; i++) {
-    const o = outcomes[i];
+    const o = list[i];
     // One tight check per element (the common, valid case); the first element it
     // refuses goes through the schema, which throws the coded error naming it.
     if (!isOutcome(o)) {
-      badOutcome(fn, i, o, outcomes);
-      return shapeParsedAll(parseWith(fn, 'outcomes', OutcomesSchema, outcomes), p); // (the schema accepted what the check refused)
+      badOutcome(fn, i, o, list);
+      return shapeParsedAll(parseWith(fn, 'outcomes', OutcomesSchema, list), p); // (the schema accepted what the check refused)
     }
     rewards[i] = shapeParsed(o, p, fn, i);
     raw[i] = o.success ? 1 : 0;
   }
-  if (n < 0) return shapeParsedAll(parseWith(fn, 'outcomes', OutcomesSchema, outcomes), p);
+  if (n < 0) return shapeParsedAll(parseWith(fn, 'outcomes', OutcomesSchema, list), p);
   return { rewards, raw };
+}
+
+/** The columnar form of {@link shapeRewards}: one loop that checks and computes. */
+function shapeColumns(fn: string, c: OutcomeColumns, p: z.output<typeof ShapeRewardOptionsSchema>): { rewards: Float64Array; raw: Uint8Array } {
+  const { success, truncated, assistantTokens: tokens } = c;
+  for (const [k, v] of [['success', success], ['truncated', truncated], ['assistantTokens', tokens]] as const) {
+    if (!isArrayLikeOfAny(v)) {
+      throw new FrognanoError(ErrorCode.INVALID_TYPE, `outcomes.${k} must be an array or typed array, got ${describeValue(v)}`, { fn, field: `outcomes.${k}` });
+    }
+  }
+  sameLength(fn, 'outcomes.success', success, 'outcomes.truncated', truncated);
+  sameLength(fn, 'outcomes.success', success, 'outcomes.assistantTokens', tokens);
+  const n = success.length;
+  const rewards = new Float64Array(n);
+  const raw = new Uint8Array(n);
+  const { budget, alpha, truncatedReward, lengthPenalty, floor } = p;
+  for (let i = 0; i < n; i++) {
+    const s = success[i];
+    const t = truncated[i];
+    const tok = tokens[i]!;
+    // 0/1 or a boolean (`x === true` and `x === 1` are different tests); tokens a safe integer >= 0
+    const sOk = s === 1 || s === true;
+    const tOk = t === 1 || t === true;
+    if ((!sOk && s !== 0 && s !== false) || (!tOk && t !== 0 && t !== false) || !(tok >= 0 && tok <= Number.MAX_SAFE_INTEGER && Math.floor(tok) === tok)) {
+      badColumn(fn, i, s, t, tok);
+    }
+    if (!sOk) continue;
+    raw[i] = 1;
+    if (tOk) rewards[i] = truncatedReward;
+    else if (!lengthPenalty) rewards[i] = 1;
+    else {
+      const r = Math.max(floor, tok <= budget ? 1 : 1 - alpha * Math.log(tok / budget));
+      if (r - r !== 0) nonFiniteReward(fn, { success: true, truncated: false, assistantTokens: tok }, p, r, i);
+      rewards[i] = r;
+    }
+  }
+  return { rewards, raw };
+}
+
+function badColumn(fn: string, i: number, s: unknown, t: unknown, tok: unknown): never {
+  const flag = (k: string, v: unknown) => {
+    const code = typeof v === 'number' || typeof v === 'boolean' ? ErrorCode.OUT_OF_RANGE : ErrorCode.INVALID_TYPE;
+    throw new FrognanoError(code, `outcomes.${k}[${i}] must be a boolean or 0/1, got ${describeValue(v)}`, { fn, field: `outcomes.${k}[${i}]`, index: [i] });
+  };
+  if (!(s === 0 || s === 1 || s === true || s === false)) flag('success', s);
+  if (!(t === 0 || t === 1 || t === true || t === false)) flag('truncated', t);
+  const where = `outcomes.assistantTokens[${i}]`;
+  const code = typeof tok !== 'number' ? ErrorCode.INVALID_TYPE : tok - tok !== 0 ? ErrorCode.NON_FINITE : ErrorCode.OUT_OF_RANGE;
+  throw new FrognanoError(code, `${where} must be an integer >= 0, got ${describeValue(tok)}`, { fn, field: where, index: [i] });
 }
 
 /**
