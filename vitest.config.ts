@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { swiftShaderEnv } from './test/helpers/swiftshader.js';
 
 export default defineConfig({
   resolve: { conditions: ['@frognano/source'] },
@@ -7,5 +8,7 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 30_000,
     pool: 'forks',
+    // SwiftShader (Debian's chromium) for the webgpu runs of the loss tests; set before the workers start
+    env: swiftShaderEnv(),
   },
 });

@@ -2,13 +2,13 @@ import { createRequire } from 'node:module';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { expectFrognanoErrorAsync } from '../../test/helpers/expectError.js';
-import { TEST_BACKENDS } from '../../test/helpers/backends.js';
+import { TEST_BACKENDS, WEBGPU_ADAPTER } from '../../test/helpers/backends.js';
 import { useBackend } from './useBackend.js';
 
-// The real packages: @tensorflow/tfjs and @tensorflow/tfjs-backend-wasm are installed
-// here; @tensorflow/tfjs-node-gpu is not, and neither are @tensorflow/tfjs-backend-webgpu
-// and webgpu, except where bench/gpu/pack.sh brought them (the H200 run, or its
-// SwiftShader rehearsal) and FROGNANO_TEST_BACKENDS names webgpu: then the real path runs.
+// The real packages: @tensorflow/tfjs, @tensorflow/tfjs-backend-wasm, and (devDependencies)
+// @tensorflow/tfjs-backend-webgpu with webgpu (Dawn) are installed here; @tensorflow/tfjs-node-gpu
+// is not. The real webgpu path runs where the suite runs webgpu (TEST_BACKENDS): on SwiftShader
+// where Debian's chromium is installed, on the GPU in the H200 run (test/helpers/backends.ts).
 const installed = (pkg: string): boolean => {
   try {
     createRequire(import.meta.url).resolve(pkg);
@@ -68,7 +68,8 @@ describe('useBackend', () => {
     await useBackend('cpu');
   });
 
-  it.runIf(!webgpuHere)("'auto' tries cuda, webgpu, wasm, cpu in order and reports what it skipped", async () => {
+  // where webgpu cannot start (no package, or no adapter: no GPU and no SwiftShader)
+  it.runIf(!webgpuHere || WEBGPU_ADAPTER === null)("'auto' tries cuda, webgpu, wasm, cpu in order and reports what it skipped", async () => {
     const sel = await useBackend('auto');
     expect(sel.backend).toBe('wasm');
     expect(sel.package).toBe('@tensorflow/tfjs-backend-wasm');
