@@ -12,7 +12,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { encodeFloat32, FrognanoError, SeededRng, TrainerOptionsSchema } from '../../src/index.js';
+import { FrognanoError } from '../../src/errors/index.js';
+import { encodeFloat32, SeededRng, TrainerOptionsSchema } from '../../src/train/index.js';
 import { HOSTILE_THROW } from './hostile.js';
 
 /** How to fuzz one function. */
@@ -135,7 +136,7 @@ export const FUZZ: Record<string, FuzzSpec> = {
     numRuns: 80,
     check: sameLengthAs(0),
   },
-  dppoMaskWithStats: {
+  dppoMaskDetailed: {
     valid: () => [
       [[L(0.9), L(0.5)], [L(0.5), L(0.5)], [1, -1]],
       [[0, -800], [-800, 0], [1, 1], { divergence: 'kl' }],
@@ -361,7 +362,7 @@ export const SKIP: Record<string, string> = {
   // classes: constructed, not called with data; their methods are covered by their own tests
   Adam: 'class (tfjs optimizer over tf.Variables)',
   DigitTaskFamily: 'class (a task family; its pure helpers digitAnswer / hintCount are fuzzed)',
-  FrogNanoTrainer: 'class (the training loop: needs a policy, an environment and tfjs)',
+  FrognanoTrainer: 'class (the training loop: needs a policy, an environment and tfjs)',
   FrognanoError: 'class (the error type itself)',
   JsonlLog: 'class (appends to a file: filesystem)',
   RolloutBuffer: 'class (stateful buffer of rollout groups)',
@@ -376,7 +377,7 @@ export const SKIP: Record<string, string> = {
   consolidationLoss: 'tfjs tensors in and a tf.Scalar out',
   dppoDiagnostics: 'tfjs tensors in',
   dppoLoss: 'tfjs tensors in and a tf.Scalar out (its host-side mask rule dppoDrops is fuzzed through dppoMask)',
-  dppoLossWithDiagnostics: 'tfjs tensors in and a tf.Scalar out',
+  dppoLossDetailed: 'tfjs tensors in and a tf.Scalar out',
   numericGradient: 'tfjs tensors and a tensor function in',
   numericGradientAsync: 'tfjs tensors and a tensor function in',
   rwSftLoss: 'tfjs tensors in and a tf.Scalar out',

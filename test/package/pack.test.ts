@@ -55,13 +55,14 @@ describe('the packed tarball in a scratch project', () => {
     expect(list.some((f) => f.endsWith('.test.ts') || f.endsWith('.test.js'))).toBe(false);
   });
 
-  it('installs without tfjs, and the light subpaths import without a tensor engine', () => {
+  it('installs without tfjs (and without playwright-core), and the light subpaths import without a tensor engine or a browser driver', () => {
     const app = join(work, 'app-light');
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app-light', version: '1.0.0', type: 'module', private: true }));
     // --legacy-peer-deps: do not auto-install the @tensorflow/tfjs peer.
     run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--legacy-peer-deps', tarball], app);
     expect(existsSync(join(app, 'node_modules/@tensorflow/tfjs'))).toBe(false);
+    expect(existsSync(join(app, 'node_modules/playwright-core'))).toBe(false);
     const out = node(
       [
         "import { groupAdvantages, dppoMask } from 'frognano/advantage';",
@@ -75,6 +76,9 @@ describe('the packed tarball in a scratch project', () => {
         "import { compactionBudget } from 'frognano/compaction';",
         "import { openAiChatModel } from 'frognano/llm';",
         "import { runEpisode, rolloutTasks, createSandbox, loadLeafTasks } from 'frognano/leaf';",
+        "import { parseShell } from 'frognano/judges/parsers';",
+        "import { webJudge, runActions, webJudgeScore } from 'frognano/webjudge';",
+        "if ([parseShell, webJudge, runActions, webJudgeScore].some((f) => typeof f !== 'function')) throw new Error('missing parsers/webjudge export');",
         "if ([runTaskPilot, DigitTaskFamily, parseTrajectory, compactionBudget, openAiChatModel, runEpisode, rolloutTasks, createSandbox, loadLeafTasks].some((f) => typeof f !== 'function')) throw new Error('missing export');",
         'const a = groupAdvantages([[1, 1, 0, 0]], { scale: "none" }).advantages[0];',
         'const g = gagarRedistribute([1, 1, 0, 0], [1, 0.2, 1, 1], { lambdaMax: Infinity });',
@@ -93,7 +97,7 @@ describe('the packed tarball in a scratch project', () => {
     run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
     expect(existsSync(join(app, 'node_modules/@tensorflow/tfjs'))).toBe(true);
     const out = node(
-      "import { groupAdvantages, dppoLoss, FrogNanoTrainer } from 'frognano'; import { TinyGpt } from 'frognano/models'; console.log(typeof groupAdvantages, typeof dppoLoss, typeof FrogNanoTrainer, typeof TinyGpt);",
+      "import { groupAdvantages, dppoLoss, FrognanoTrainer } from 'frognano'; import { TinyGpt } from 'frognano/models'; console.log(typeof groupAdvantages, typeof dppoLoss, typeof FrognanoTrainer, typeof TinyGpt);",
       app,
     );
     expect(out).toBe('function function function function');
