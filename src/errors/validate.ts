@@ -286,3 +286,13 @@ export const functionSchema = <F>(signature = ''): z.ZodCustom<F, F> =>
     message: signature === '' ? 'must be a function' : `must be a function ${signature}`,
     params: { code: ErrorCode.INVALID_TYPE },
   });
+
+/**
+ * zod: an `AbortSignal`-valued option (`signal`, which cancels a call, an episode
+ * or a run from outside). Fails with `INVALID_TYPE` and `must be an AbortSignal`.
+ * Defined once here for every module that takes a signal.
+ */
+export const AbortSignalSchema: z.ZodCustom<AbortSignal, AbortSignal> = z.custom<AbortSignal>(
+  (v) => typeof AbortSignal !== 'undefined' && v instanceof AbortSignal,
+  { message: 'must be an AbortSignal', params: { code: ErrorCode.INVALID_TYPE } },
+);

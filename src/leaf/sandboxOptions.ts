@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AbortSignalSchema } from '../errors/validate.js';
 
 /** Options of `createSandbox`: the limits every sandboxed command runs under. */
 export const SandboxOptionsSchema = z
@@ -38,11 +39,8 @@ export type SandboxOptions = z.input<typeof SandboxOptionsSchema>;
 /** The options of a sandbox, defaults filled in (`Sandbox.options`). @internal */
 export type ResolvedSandboxOptions = z.output<typeof SandboxOptionsSchema>;
 
-/**
- * An `AbortSignal` option (`signal` of `Sandbox.run`, `runEpisode`, `validateLeafTask`).
- * @internal
- */
-export const AbortSignalSchema = z.custom<AbortSignal>((v) => v instanceof AbortSignal, 'must be an AbortSignal');
+/** The `AbortSignal` option (`signal` of `Sandbox.run`, `runEpisode`, `validateLeafTask`): the one of `errors`. @internal */
+export { AbortSignalSchema };
 
 /** Per-command options of `Sandbox.run`. */
 export const RunOptionsSchema = z

@@ -128,44 +128,43 @@ export interface RejectedAnswer {
   raw: string;
 }
 
-/** Options of {@link askStructured}. */
-export interface AskStructuredOptions<T> {
-  /** Further attempts after a malformed answer (integer >= 0). Default 2. */
-  retries?: number;
-  /**
-   * Semantic check run on a schema-valid answer: return a reason string to
-   * reject it (it is then treated exactly as a malformed answer and retried),
-   * or `null` / `undefined` to accept it. The judges use it to refuse a negative
-   * judgment without evidence.
-   */
-  check?: (value: T) => string | null | undefined;
-  /**
-   * On a rejected answer, retry with the conversation extended by the rejected
-   * answer and a user message giving the reason (default `true`); `false`
-   * re-sends the original messages unchanged.
-   */
-  feedback?: boolean;
-  /** Options passed to every `model.complete` call (temperature, seed, ...). */
-  complete?: CompleteOptions;
-  /** Called for every rejected answer (audit logs, tests). */
-  onRejected?: (r: RejectedAnswer) => void;
-  /** Name used in error messages (the judge calling). Default `askStructured`. */
-  caller?: string;
-}
-
 const fnSchema = functionSchema<(...a: never[]) => unknown>();
 
-/** zod schema of {@link AskStructuredOptions}. */
+/** Options of {@link askStructured}: the schema is the type ({@link AskStructuredOptions}). */
 export const AskStructuredOptionsSchema = z
   .object({
+    /** Further attempts after a malformed answer (integer >= 0). Default 2. */
     retries: z.number().int().min(0).default(2),
+    /**
+     * Semantic check run on a schema-valid answer: return a reason string to
+     * reject it (it is then treated exactly as a malformed answer and retried),
+     * or `null` / `undefined` to accept it. The judges use it to refuse a negative
+     * judgment without evidence.
+     */
     check: fnSchema.optional(),
+    /**
+     * On a rejected answer, retry with the conversation extended by the rejected
+     * answer and a user message giving the reason (default `true`); `false`
+     * re-sends the original messages unchanged.
+     */
     feedback: z.boolean().default(true),
+    /** Options passed to every `model.complete` call (temperature, seed, ...). */
     complete: CompleteOptionsSchema.optional(),
-    onRejected: fnSchema.optional(),
+    /** Called for every rejected answer (audit logs, tests). */
+    onRejected: functionSchema<(r: RejectedAnswer) => void>().optional(),
+    /** Name used in error messages (the judge calling). Default `askStructured`. */
     caller: z.string().min(1).default('askStructured'),
   })
   .strict();
+
+/**
+ * Options of {@link askStructured}: the input type of {@link AskStructuredOptionsSchema},
+ * with `check` typed by the answer type `T` (the one field the schema cannot know).
+ */
+export type AskStructuredOptions<T> = Omit<z.input<typeof AskStructuredOptionsSchema>, 'check'> & {
+  /** See {@link AskStructuredOptionsSchema}: a reason string rejects a schema-valid answer. */
+  check?: (value: T) => string | null | undefined;
+};
 
 /**
  * Renders the first zod issues, `; `-separated, with a count of the rest.

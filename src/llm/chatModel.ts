@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode } from '../errors/FrognanoError.js';
+import { AbortSignalSchema } from '../errors/validate.js';
 
 /**
  * The model-access contract every LLM-backed judge of frognano uses. Any chat
@@ -16,26 +17,6 @@ export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   /** The text, or text and image parts (screenshots for the rubric judge). */
   content: string | ChatContentPart[];
-}
-
-/** Per-call options of {@link ChatModel.complete}. Fields left out take the model's defaults. */
-export interface CompleteOptions {
-  /** Sampling temperature (0..2). */
-  temperature?: number;
-  /** Nucleus-sampling mass (0, 1]. */
-  topP?: number;
-  /** Upper bound of generated tokens. */
-  maxTokens?: number;
-  /** Stop sequences. */
-  stop?: string[];
-  /** Sampling seed forwarded to the server (OpenAI `seed`); servers that ignore it sample freely. */
-  seed?: number;
-  /** Ask for a JSON object answer (OpenAI `response_format: { type: 'json_object' }`). Not every server supports it. */
-  jsonMode?: boolean;
-  /** Cancels the call (and its retries) from outside. */
-  signal?: AbortSignal;
-  /** Overrides the client's per-request timeout for this call, in milliseconds. */
-  timeoutMs?: number;
 }
 
 /** A chat model: messages in, the assistant's text out. */
@@ -56,7 +37,7 @@ export const ChatModelSchema = z.custom<ChatModel>(
   { message: 'must be a ChatModel (an object with a complete(messages, opts) method)', params: { code: ErrorCode.INVALID_TYPE } },
 );
 
-/** zod: {@link CompleteOptions} as passed through by the judges (`signal` included). */
+/** zod: the per-call options of {@link ChatModel.complete}, as the judges pass them through (`signal` included). Fields left out take the model's defaults. */
 export const CompleteOptionsSchema = z
   .object({
     /** Sampling temperature (0..2). */
@@ -67,16 +48,15 @@ export const CompleteOptionsSchema = z
     maxTokens: z.number().int().min(1).optional(),
     /** Stop sequences. */
     stop: z.array(z.string()).optional(),
-    /** Sampling seed forwarded to the server. */
+    /** Sampling seed forwarded to the server (OpenAI `seed`); servers that ignore it sample freely. */
     seed: z.number().int().optional(),
-    /** Ask for a JSON object answer. */
+    /** Ask for a JSON object answer (OpenAI `response_format: { type: 'json_object' }`). Not every server supports it. */
     jsonMode: z.boolean().optional(),
-    /** Cancels the call from outside. */
-    signal: z.custom<AbortSignal>((v) => typeof AbortSignal !== 'undefined' && v instanceof AbortSignal, {
-      message: 'must be an AbortSignal',
-      params: { code: ErrorCode.INVALID_TYPE },
-    }).optional(),
-    /** Per-request timeout in milliseconds (integer >= 1). */
+    /** Cancels the call (and its retries) from outside. */
+    signal: AbortSignalSchema.optional(),
+    /** Overrides the client's per-request timeout for this call, in milliseconds (integer >= 1). */
     timeoutMs: z.number().int().min(1).optional(),
   })
   .strict();
+/** Per-call options of {@link ChatModel.complete} (the input type of {@link CompleteOptionsSchema}). */
+export type CompleteOptions = z.input<typeof CompleteOptionsSchema>;

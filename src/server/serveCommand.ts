@@ -6,7 +6,8 @@ import { type CliIo, enumFlag, ExitCode, type FlagSpec, flagLines, intFlag, pack
 import { createLogger, type LogLevel } from './logger.js';
 import { availableParallelism } from 'node:os';
 import { poolVerifier, RewardEngine, type Verifier } from './rewardEngine.js';
-import { DEFAULT_MAX_BODY_BYTES, FrognanoServer } from './server.js';
+import { FrognanoServer } from './server.js';
+import { DEFAULT_MAX_BODY_BYTES } from './serverOptions.js';
 import { VerifierPool } from './verifierPool.js';
 import { ComputePool } from './computePool.js';
 

@@ -1,80 +1,19 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { isAuthorized, tokenDigest, unauthorizedError } from './bearerAuth.js';
+import { ServerConnections } from './connections.js';
 import { HttpError } from './httpError.js';
+import { answerLastResort } from './lastResort.js';
 import { ConcurrencyLimiter } from './limiter.js';
-import type { Logger } from './logger.js';
-import type { ComputePool } from './computePool.js';
 import { wireError, type WireError } from './computeProtocol.js';
 import { postRoutes, type PostRoute } from './postRoutes.js';
-import type { RewardEngine } from './rewardEngine.js';
-import type { ShapeRewardOptions } from '../rewards/index.js';
+import { discardBody, readBody } from './requestBody.js';
+import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './serverOptions.js';
 import { stringifyWire } from '../wire/index.js';
-import { formatBytes } from '../commands/index.js';
 import { WorkerCallError } from './workerPool.js';
 
-/** Options of {@link FrognanoServer}. Every limit has the default written here. */
-export interface ServerOptions {
-  /** Address to bind. Default `127.0.0.1` (loopback only; pass `0.0.0.0` deliberately to expose it). */
-  host?: string;
-  /** Port; 0 picks a free one (see the `listening` log line). Default 8000. */
-  port?: number;
-  /**
-   * Largest accepted request body in bytes; larger -> 413 naming `--max-body`.
-   * Default 128 MiB: an OpenRLHF batch of 256 queries of 80k characters, with
-   * prompts and labels, and multi-byte text, fits.
-   */
-  maxBodyBytes?: number;
-  /**
-   * Per-request time limit in ms, from the first byte to the response; later ->
-   * 504. A hard limit for a reward module in a worker pool: its calls are
-   * terminated (the workers replaced) and the answer is 504 `VERIFIER_TIMEOUT`.
-   * Default 30000.
-   */
-  timeoutMs?: number;
-  /**
-   * Bearer token: when set, every route but `GET /health` needs
-   * `Authorization: Bearer <token>`, else 401 `UNAUTHORIZED` (SPEC §11).
-   * Default none (no authentication; bind loopback only).
-   */
-  token?: string;
-  /** Requests computed at the same time. Default 64. */
-  maxConcurrency?: number;
-  /** Requests waiting for a slot; beyond -> 503 OVERLOADED. Default 1024. */
-  maxQueue?: number;
-  /** How long a graceful shutdown waits for in-flight requests before closing connections. Default 30000. */
-  shutdownTimeoutMs?: number;
-  /**
-   * Drain period of a shutdown, in ms: open connections stay open this long (or
-   * until their clients close them), and a request arriving on one is answered
-   * 503 `SHUTTING_DOWN` with `Connection: close` instead of meeting a closed
-   * socket. Default 2000.
-   */
-  drainMs?: number;
-  /** Open TCP connections at most; beyond, a new connection is closed at once. Default 1000. */
-  maxConnections?: number;
-  /** Time a connection may take to send a request's headers, from its first byte or from connecting; later -> the socket is closed. Default 10000. */
-  headersTimeoutMs?: number;
-  /** Time an idle keep-alive connection is kept open between requests. Default 5000. */
-  keepAliveTimeoutMs?: number;
-  /** Scores OpenRLHF / slime / verl requests. */
-  engine: RewardEngine;
-  /** Shaping options given on the command line: the defaults of `POST /v1/rewards`. Default `{}` (each body gives budget and alpha). */
-  rewardDefaults?: Partial<ShapeRewardOptions>;
-  /**
-   * Worker threads that parse and compute the requests of every endpoint that
-   * runs no reward module, so that a large body or computation never blocks
-   * the service's thread (`/health` answers meanwhile) and a request past
-   * `timeoutMs` has its worker terminated. Default none: computed in the
-   * service's thread (`frognano serve` always starts one).
-   */
-  computePool?: ComputePool;
-  /** Structured logs. */
-  logger: Logger;
-  /** Reported by `GET /`. */
-  version?: string;
-}
+export type { ServerOptions } from './serverOptions.js';
 
 /** A GET route (`/health`, `/`). */
 interface GetRoute {
@@ -91,73 +30,38 @@ type Route = GetRoute | (PostRoute & { method: 'POST' });
  * library's primitives, with a body-size limit, a per-request timeout, a
  * concurrency limit with a bounded queue, structured logs and a graceful
  * shutdown that finishes the requests in flight.
+ *
+ * This file holds the request path (routing, the time limit, the concurrency
+ * slot, the answer and its log line); its parts live beside it: the options
+ * and their defaults (`serverOptions.ts`), bearer authentication
+ * (`bearerAuth.ts`), reading the body under its limit (`requestBody.ts`), the
+ * connections, drain and shutdown (`connections.ts`) and the last-resort
+ * handler (`lastResort.ts`).
  */
 export class FrognanoServer {
   /** The underlying node:http server. */
   readonly server: Server;
-  private readonly opts: Required<Omit<ServerOptions, 'engine' | 'logger' | 'version' | 'rewardDefaults' | 'token' | 'computePool'>> &
-    Pick<ServerOptions, 'engine' | 'logger' | 'version' | 'rewardDefaults' | 'computePool'>;
+  private readonly opts: ResolvedServerOptions;
   /** sha256 of the bearer token, or undefined without authentication. */
   private readonly tokenDigest: Buffer | undefined;
   private readonly limiter: ConcurrencyLimiter;
   private readonly routes = new Map<string, Route>();
+  /** Open connections, requests in flight, drain and shutdown. */
+  private readonly connections: ServerConnections;
   private seq = 0;
-  private inFlight = 0;
-  private draining = false;
-  /** Open TCP connections. */
-  private readonly openSockets = new Set<import('node:net').Socket>();
-  /** Called when the last open connection closes during a drain. */
-  private socketsGone: (() => void) | undefined;
-  /** Sockets with a request being answered (never closed by the idle timer). */
-  private readonly busySockets = new Set<import('node:net').Socket>();
-  private drained: (() => void) | undefined;
 
   constructor(options: ServerOptions) {
-    this.opts = {
-      host: '127.0.0.1',
-      port: 8000,
-      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-      timeoutMs: 30_000,
-      maxConcurrency: 64,
-      maxQueue: 1024,
-      shutdownTimeoutMs: 30_000,
-      drainMs: 2_000,
-      maxConnections: 1_000,
-      headersTimeoutMs: 10_000,
-      keepAliveTimeoutMs: 5_000,
-      ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
-    } as FrognanoServer['opts'];
-    this.tokenDigest = options.token === undefined ? undefined : sha256(options.token);
+    this.opts = resolveServerOptions(options);
+    this.tokenDigest = options.token === undefined ? undefined : tokenDigest(options.token);
     this.limiter = new ConcurrencyLimiter(this.opts.maxConcurrency, this.opts.maxQueue);
     this.routes.set('/health', { method: 'GET', handle: () => ({ status: 'ok' }) });
     this.routes.set('/', { method: 'GET', handle: () => this.index() });
     for (const [path, route] of postRoutes(this.opts.engine, this.opts.rewardDefaults ?? {})) this.routes.set(path, { ...route, method: 'POST' });
     this.server = createServer((req, res) => {
       // Last resort: no error in one request may end the process.
-      this.handle(req, res).catch((e: unknown) => this.lastResort(e, req, res));
+      this.handle(req, res).catch((e: unknown) => answerLastResort(e, req, res, this.opts.logger));
     });
-    // Slow or silent clients: the headers must arrive within headersTimeoutMs
-    // (a socket that never sends a byte included), the whole request within
-    // timeoutMs + 5 s; an idle keep-alive socket closes after keepAliveTimeoutMs.
-    this.server.headersTimeout = this.opts.headersTimeoutMs;
-    this.server.requestTimeout = Math.max(this.opts.timeoutMs + 5_000, this.opts.headersTimeoutMs + 1);
-    this.server.keepAliveTimeout = this.opts.keepAliveTimeoutMs;
-    this.server.maxConnections = this.opts.maxConnections;
-    // A socket that connects and never sends a byte is not parsing headers yet in
-    // every Node version: give it the same limit.
-    this.server.on('connection', (socket) => {
-      this.openSockets.add(socket);
-      socket.once('close', () => {
-        this.openSockets.delete(socket);
-        if (this.openSockets.size === 0) this.socketsGone?.();
-      });
-      socket.setTimeout(this.opts.headersTimeoutMs + this.opts.keepAliveTimeoutMs, () => {
-        if (!this.busySockets.has(socket)) socket.destroy();
-      });
-    });
-    this.server.on('drop', (data?: { remoteAddress?: string }) => {
-      this.opts.logger.warn('connection refused: --max-connections reached', { maxConnections: this.opts.maxConnections, remoteAddress: data?.remoteAddress });
-    });
+    this.connections = new ServerConnections(this.server, this.opts, this.opts.logger);
   }
 
   private index(): unknown {
@@ -170,7 +74,7 @@ export class FrognanoServer {
 
   /** Requests accepted and not yet answered. */
   get pending(): number {
-    return this.inFlight;
+    return this.connections.pending;
   }
 
   /** Binds and resolves to the bound address. */
@@ -200,70 +104,21 @@ export class FrognanoServer {
    * client connecting in the instant the listener closes can still see a reset
    * or a refused connection: clients retry those (the Python client does).
    */
-  async shutdown(): Promise<boolean> {
-    if (!this.draining) {
-      this.draining = true;
-      if (this.openSockets.size > 0 && this.opts.drainMs > 0) {
-        let timer: NodeJS.Timeout | undefined;
-        await new Promise<void>((resolve) => {
-          this.socketsGone = resolve;
-          timer = setTimeout(resolve, this.opts.drainMs);
-        });
-        clearTimeout(timer);
-        this.socketsGone = undefined;
-      }
-      this.server.close();
-      this.server.closeIdleConnections();
-    }
-    let graceful = true;
-    if (this.inFlight > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      graceful = await new Promise<boolean>((resolve) => {
-        this.drained = () => resolve(true);
-        timer = setTimeout(() => resolve(false), this.opts.shutdownTimeoutMs);
-      });
-      clearTimeout(timer);
-      this.drained = undefined;
-    }
-    this.server.closeAllConnections();
-    return graceful;
+  shutdown(): Promise<boolean> {
+    return this.connections.shutdown();
   }
 
   /** Closes every connection at once (a second signal). */
   forceClose(): void {
-    this.draining = true;
-    this.server.close();
-    this.server.closeAllConnections();
-  }
-
-  private lastResort(e: unknown, req: IncomingMessage, res: ServerResponse): void {
-    const err = e instanceof Error ? e : new Error(String(e));
-    this.opts.logger.error('unhandled error in a request', { method: req.method, url: req.url, error: { message: err.message, stack: err.stack } });
-    if (!res.headersSent) {
-      const text = '{"error":{"code":"INTERNAL","message":"internal error (see the service log)"}}';
-      res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close' });
-      res.end(text);
-    } else {
-      res.destroy();
-    }
-  }
-
-  /** True when the request carries the right bearer token (or none is required). */
-  private authorized(req: IncomingMessage): boolean {
-    if (this.tokenDigest === undefined) return true;
-    const h = req.headers.authorization;
-    if (typeof h !== 'string') return false;
-    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(h);
-    return m !== null && timingSafeEqual(sha256(m[1]!), this.tokenDigest);
+    this.connections.forceClose();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const id = ++this.seq;
     const t0 = performance.now();
     const socket = req.socket;
-    this.busySockets.add(socket);
+    this.connections.requestStarted(socket);
     let path = '?';
-    this.inFlight++;
     let status = 500;
     let error: { code: string; message: string; stack?: string | undefined } | undefined;
     let bytesIn = 0;
@@ -283,7 +138,7 @@ export class FrognanoServer {
       if (!req.readableEnded) req.resume();
       status = code;
       const h: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers };
-      if (this.draining) h.connection = 'close';
+      if (this.connections.draining) h.connection = 'close';
       res.writeHead(code, h);
       res.end(text);
     };
@@ -311,11 +166,9 @@ export class FrognanoServer {
       else this.opts.logger.info('request', fields);
     });
     res.on('close', () => {
-      this.busySockets.delete(socket);
       clearTimeout(timer);
       aborter.abort(); // a client gone before its answer: stop its verifier calls
-      this.inFlight--;
-      if (this.inFlight === 0) this.drained?.();
+      this.connections.requestEnded(socket);
     });
 
     try {
@@ -328,17 +181,15 @@ export class FrognanoServer {
       }
       path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
       this.opts.logger.debug('received', { id, method: req.method, path });
-      if (this.draining) {
+      if (this.connections.draining) {
         // read the body before answering with Connection: close: closing with
         // unread bytes would reset the connection before the client reads the 503
         await discardBody(req, 1_000);
         throw new HttpError(503, 'SHUTTING_DOWN', 'the service is shutting down', { headers: { 'retry-after': '1' } });
       }
-      if (path !== '/health' && !this.authorized(req)) {
+      if (path !== '/health' && !isAuthorized(req, this.tokenDigest)) {
         req.resume();
-        throw new HttpError(401, 'UNAUTHORIZED', 'this service needs "Authorization: Bearer <token>" (the token given to frognano serve --token or FROGNANO_TOKEN)', {
-          headers: { 'www-authenticate': 'Bearer realm="frognano"' },
-        });
+        throw unauthorizedError();
       }
       route = this.routes.get(path);
       if (!route) throw new HttpError(404, 'NOT_FOUND', `no endpoint ${path}; GET / lists them`);
@@ -370,7 +221,7 @@ export class FrognanoServer {
         req.resume();
         return;
       }
-      const body = await this.readBody(req, (n) => (bytesIn = n));
+      const body = await readBody(req, this.opts.maxBodyBytes, (n) => (bytesIn = n));
       if (answered) return;
       computing = true;
       const pool = this.opts.computePool;
@@ -394,57 +245,4 @@ export class FrognanoServer {
       release?.();
     }
   }
-
-  private readBody(req: IncomingMessage, onBytes: (n: number) => void): Promise<Buffer> {
-    const limit = this.opts.maxBodyBytes;
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      req.resume();
-      return Promise.reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', `the body has ${declared} bytes, more than the limit of ${limit} (${formatBytes(limit)}); start the service with a larger --max-body`, { headers: { connection: 'close' } }));
-    }
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let total = 0;
-      let over = false;
-      req.on('data', (c: Buffer) => {
-        if (over) return;
-        total += c.length;
-        onBytes(total);
-        if (total > limit) {
-          over = true;
-          chunks.length = 0;
-          reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', `the body is larger than the limit of ${limit} bytes (${formatBytes(limit)}); start the service with a larger --max-body`, { headers: { connection: 'close' } }));
-          return;
-        }
-        chunks.push(c);
-      });
-      req.on('end', () => {
-        if (!over) resolve(Buffer.concat(chunks, total));
-      });
-      req.on('error', (e) => reject(new HttpError(400, 'BAD_REQUEST', `reading the body failed: ${e.message}`)));
-    });
-  }
-}
-
-/** The default body limit: 128 MiB (see {@link ServerOptions.maxBodyBytes}). */
-export const DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024;
-
-function sha256(s: string): Buffer {
-  return createHash('sha256').update(s, 'utf8').digest();
-}
-
-/** Reads and drops a request's body; resolves at its end, on an error, or after `maxMs`. */
-function discardBody(req: IncomingMessage, maxMs: number): Promise<void> {
-  if (req.readableEnded) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, maxMs);
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    req.once('end', done);
-    req.once('error', done);
-    req.once('close', done);
-    req.resume();
-  });
 }
