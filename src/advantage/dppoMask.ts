@@ -3,6 +3,7 @@ import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { finiteArray, isArrayLikeOfAny, parseOptions, sameLength } from '../errors/validate.js';
 import { expInto, SIMD_CHUNK, tvNearWindow } from '../numeric/simd/expInto.js';
 import { simdModule, type SimdExports } from '../numeric/simd/simdModule.js';
+import { viewCache } from '../numeric/simd/viewCache.js';
 import { DPPO_DROP_RULES, tvDrops } from './dppoRules.js';
 
 /** Options of {@link dppoMask}. */
@@ -86,22 +87,10 @@ export function dppoMask(
 
 /** Byte offsets of the chunk buffers of {@link tvMaskSimd} in the module's own memory (float64 chunks). */
 const MB = SIMD_CHUNK * 8;
-interface MaskViews {
-  buf: ArrayBuffer;
-  lp: Float64Array;
-  lq: Float64Array;
-  a: Float64Array;
-  out: Float64Array;
-}
-let maskViews: MaskViews | null = null;
-function maskViewsOf(m: SimdExports): MaskViews {
-  const buf = m.memory.buffer;
-  if (maskViews === null || maskViews.buf !== buf) {
-    const v = (k: number) => new Float64Array(buf, k * MB, SIMD_CHUNK);
-    maskViews = { buf, lp: v(0), lq: v(1), a: v(2), out: v(3) };
-  }
-  return maskViews;
-}
+const maskViewsOf = viewCache((buf) => {
+  const v = (k: number) => new Float64Array(buf, k * MB, SIMD_CHUNK);
+  return { lp: v(0), lq: v(1), a: v(2), out: v(3) };
+});
 
 /**
  * The Binary-TV mask of typed arrays in WebAssembly SIMD (`tv_mask_f64` of `simd.wat`):

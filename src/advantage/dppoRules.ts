@@ -1,9 +1,14 @@
 /**
  * The per-token DPPO drop rules of SPEC §3 (FrogNano §4.1; DPPO Binary-TV and
- * Binary-KL), written once and used by the array {@link dppoMask}, the host-side
- * mask of `dppoLoss` (diagnostics) and the cpu/wasm fused kernel
- * (`src/losses/kernels/dppoKernelCpu.ts`). The webgpu kernel holds the same rule
- * in WGSL; a test compares every kernel with {@link dppoMask}.
+ * Binary-KL), written once in JavaScript and used by the array {@link dppoMask}, the
+ * host-side mask of `dppoLoss` (diagnostics) and the float64 side of the cpu/wasm fused
+ * kernel (`src/losses/kernels/dppoKernelFloat64.ts`). Two other copies exist, each
+ * checked against {@link dppoMask} by tests: the WASM SIMD passes (`tv_mask_f64`,
+ * `tv_loss_f32` in `src/numeric/simd/simd.wat`) hold the tv rule and the loss term again
+ * in WAT, in float32, and stay exact because every token near a threshold is left
+ * undecided there and decided again in float64 with these rules (`tvNearWindow` in
+ * `expInto.ts` bounds the error); the webgpu kernel holds the rule in WGSL
+ * (`src/losses/kernels/dppoRule.wgsl.ts`, float32).
  *
  * Each rule gets `lp = logpNew`, `lq = logpRollout`, `p = exp(lp)`, `q = exp(lq)`
  * (the callers compute them: `Math.exp`, or the WASM SIMD exp, which is bit-identical),

@@ -46,6 +46,32 @@ function filterEqual(f: Float64Array, off: number, g: number): number {
   return eq;
 }
 
+/** What the last {@link scanGroup} found (module scratch: the core is synchronous). */
+const scanned = { max: 0, sum: 0 };
+
+/**
+ * Pass 1 over the group `r[off .. off+g)`, shared by {@link groupInto} and {@link batchInto}:
+ * checks every value is a finite number, folds `max |R|` into `max` and adds the values
+ * one by one to `sum` (so a batch-wide sum is the same sequence of additions as one loop
+ * over the batch), leaving both in {@link scanned}. Returns 1 when the values are all
+ * equal, 0 when not, {@link BAD} at a value that is not a finite number.
+ */
+function scanGroup(r: Float64Array, off: number, g: number, max: number, sum: number): number {
+  const r0 = r[off]!;
+  let eq = 1;
+  for (let j = off; j < off + g; j++) {
+    const x = r[j]!;
+    if (x - x !== 0) return BAD;
+    const a = x < 0 ? -x : x;
+    if (a > max) max = a;
+    sum += x;
+    if (x !== r0) eq = 0;
+  }
+  scanned.max = max;
+  scanned.sum = sum;
+  return eq;
+}
+
 /**
  * Advantages of the group `r[off .. off+g)` into `out[outOff .. outOff+g)`
  * (which the caller zero-filled), with the zero-variance filter on
@@ -56,18 +82,10 @@ function filterEqual(f: Float64Array, off: number, g: number): number {
  */
 export function groupInto(r: Float64Array, f: Float64Array | null, off: number, g: number, out: Float64Array, outOff: number, o: CoreOptions): number {
   // pass 1: check, max |R|, sum, all-equal
-  const r0 = r[off]!;
-  let max = 0;
-  let sum = 0;
-  let rEq = true;
-  for (let j = 0; j < g; j++) {
-    const x = r[off + j]!;
-    if (x - x !== 0) return BAD;
-    const a = x < 0 ? -x : x;
-    if (a > max) max = a;
-    sum += x;
-    if (x !== r0) rEq = false;
-  }
+  const eq = scanGroup(r, off, g, 0, 0);
+  if (eq === BAD) return BAD;
+  const { max, sum } = scanned;
+  const rEq = eq === 1;
   let fEq = rEq;
   if (f !== null) {
     const s = filterEqual(f, off, g);
@@ -160,17 +178,10 @@ export function batchInto(r: Float64Array, f: Float64Array | null, starts: Int32
   for (let i = 0; i < nGroups; i++) {
     const off = starts[i]!;
     const g = starts[i + 1]! - off;
-    const r0 = r[off]!;
-    let rEq = true;
-    for (let j = off; j < off + g; j++) {
-      const x = r[j]!;
-      if (x - x !== 0) return false;
-      const a = x < 0 ? -x : x;
-      if (a > max) max = a;
-      sum += x;
-      if (x !== r0) rEq = false;
-    }
-    let fEq = rEq;
+    const eq = scanGroup(r, off, g, max, sum);
+    if (eq === BAD) return false;
+    ({ max, sum } = scanned);
+    let fEq = eq === 1;
     if (f !== null) {
       const s = filterEqual(f, off, g);
       if (s === BAD) return false;

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { parseOptions } from '../errors/validate.js';
-import { assertSameShape, assertTensor, checkMask01, readValues, resolveValidate, asFloat, zeroLoss } from './tensorUtils.js';
+import { assertSameShape, assertTensor, checkMask01, readValues, resolveValidate, asFloat, validateOption, zeroLoss } from './tensorUtils.js';
 
 /** The ways a per-token loss is reduced to a scalar, named as verl's `loss_agg_mode`. */
 export const AggregateModeSchema = z.enum(['token-mean', 'token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm']);
@@ -21,14 +21,7 @@ export const AggregateTokenLossOptionsSchema = z
      * Ignored by the other modes.
      */
     lossScaleFactor: z.number().gt(0).optional(),
-    /**
-     * Check the input values on the host (the mask is 0/1), reading the
-     * tensors once. Default: `true` where the backend reads synchronously (cpu, wasm,
-     * tfjs-node), `false` where it cannot (webgpu in Node, see `canReadSync`), where an
-     * explicit `true` is a `BACKEND_UNAVAILABLE` error. `false`: no read; bad input then
-     * yields NaN or a wrong number instead of an error.
-     */
-    validate: z.boolean().optional(),
+    ...validateOption,
   })
   .strict();
 /** Options of {@link aggregateTokenLoss} as the caller writes them. */
@@ -51,6 +44,10 @@ export type AggregateTokenLossOptions = z.input<typeof AggregateTokenLossOptions
  * Edge cases (where verl would divide by zero): no mask token gives 0 with a
  * zero gradient; fully masked rows are left out of the sequence means (as
  * current verl does); an empty tensor gives 0.
+ *
+ * `validate` (see `validateOption`) checks here that the mask is 0/1, reading `lossMask`
+ * once; with `validate: false` a mask value other than 0/1 is used as a weight as it is
+ * (a finite, wrong number).
  *
  * @param lossMat - per-token loss, any shape
  * @param lossMask - 0/1 tensor of the same shape (1 = the token counts)

@@ -7,6 +7,7 @@ import { dppoMask } from '../advantage/dppoMask.js';
 import { setSimdEnabled } from '../numeric/simd/simdModule.js';
 import { dppoLoss, LOG_RATIO_CLAMP, type DppoLossOptions } from './dppoLoss.js';
 import { numericGradientAsync } from './numericGradient.js';
+import { runDppoKernel, type DppoKernelAttrs } from './kernels/dppoKernel.js';
 
 /**
  * The fused DPPO kernel (issue #13) against a float64 reference whose keep mask is the
@@ -147,6 +148,30 @@ describe.each(TEST_BACKENDS)('the fused DPPO kernel on %s', (backend) => {
             if (k === 0 || b.mask[i] === 0) expect(Math.abs(got.grad[i]!)).toBe(0);
           });
         }
+      }
+    }
+  });
+
+  it('honours the weightScale attribute (w_t = weightScale * weights_t): tv and kl, clip and truncate', async () => {
+    const b = batch(4242, 3, 17); // 51 tokens: SIMD chunks and an odd tail
+    const s = [b.rows, b.cols];
+    const base: DppoKernelAttrs = { divergence: 0, deltaLow: 0.2, deltaHigh: 0.2, ratioCap: 1.6, capMode: 0, capScope: 0 };
+    const run = async (weights: Float32Array, attrs: DppoKernelAttrs) => {
+      const x = { logpNew: tf.tensor(b.lpn, s), logpRollout: tf.tensor(b.lpr, s), advantages: tf.tensor(b.adv, s), weights: tf.tensor(weights, s) };
+      const [loss, grad] = runDppoKernel(x, attrs);
+      const out = { loss: (await loss.data())[0]!, grad: Array.from(await grad.data()) };
+      tf.dispose([loss, grad, ...Object.values(x)]);
+      return out;
+    };
+    for (const attrs of [base, { ...base, capMode: 1 as const }, { ...base, divergence: 1 as const, deltaLow: 0.08, deltaHigh: 0.08, capScope: 1 as const }]) {
+      const plain = await run(b.mask, attrs);
+      for (const weightScale of [0.25, 1 / 3]) {
+        const scaled = await run(b.mask, { ...attrs, weightScale });
+        const prescaled = await run(b.mask.map((m) => m * weightScale), attrs);
+        const what = `${JSON.stringify(attrs)} weightScale ${weightScale}`;
+        expect(Math.abs(scaled.loss - plain.loss), what).toBeGreaterThan(0);
+        expectNear(scaled.loss, prescaled.loss, 1e-6, `${what} loss`);
+        scaled.grad.forEach((g, i) => expectNear(g, prescaled.grad[i]!, 1e-6, `${what} grad[${i}]`));
       }
     }
   });

@@ -5,7 +5,7 @@ import { describeValue, parseOptions } from '../errors/validate.js';
 import { DppoMaskOptionsSchema, LOGP_TOLERANCE } from '../advantage/dppoMask.js';
 import { DPPO_DROP_RULES } from '../advantage/dppoRules.js';
 import { AggregateModeSchema, aggregateWeights, aggregateWeightsHost } from './aggregateTokenLoss.js';
-import { asFloat, assertSameShape, assertTensor, checkFinite, checkLogProbs, checkMask01, readValues, requireSyncRead, resolveValidate, zeroLoss } from './tensorUtils.js';
+import { asFloat, assertSameShape, assertTensor, checkFinite, checkLogProbs, checkMask01, readValues, requireSyncRead, resolveValidate, validateOption, zeroLoss } from './tensorUtils.js';
 import { dppoFusedLoss, hasDppoKernel, LOG_RATIO_CLAMP, type DppoKernelAttrs } from './kernels/dppoKernel.js';
 import { checkDppoInputsHost, hostFloat32Views } from './kernels/dppoKernelCpu.js';
 import './kernels/dppoKernelWebgpu.js';
@@ -42,20 +42,7 @@ export const DppoLossOptionsSchema = DppoMaskOptionsSchema.extend({
      * last dimension of the tensors. Ignored by the other modes.
      */
     lossScaleFactor: z.number().gt(0).optional(),
-    /**
-     * `true`: read the four tensors once and reject NaN/±Infinity, log-probs > 0 and
-     * mask values other than 0/1 (coded errors naming the element); the aggregation
-     * weights are then built from the values read. `false`: read nothing; the weights are
-     * built on the device (for large batches on a GPU backend, where the read is a
-     * GPU-to-CPU transfer); bad input then yields NaN instead of an error. Either way the
-     * loss is one fused kernel (`kernels/dppoKernel.ts`), which applies the rule of
-     * `dppoRules.ts`: in float64 on cpu and wasm (exactly the tokens `dppoMask` keeps), in
-     * float32 on webgpu. Default: `true` where the
-     * backend reads synchronously (cpu, wasm, tfjs-node), `false` where it cannot (webgpu
-     * in Node, see `canReadSync`), where an explicit `true` is a `BACKEND_UNAVAILABLE`
-     * error. Ignored by {@link dppoLossDetailed} and {@link dppoDiagnostics}, which always read.
-     */
-    validate: z.boolean().optional(),
+    ...validateOption,
   })
   .strict();
 /** Options of {@link dppoLoss} as the caller writes them. */
@@ -119,6 +106,17 @@ export interface DppoLossDiagnostics {
  * `cpu`/`wasm` one pass over typed arrays (WASM SIMD `exp`), on `webgpu` WGSL shaders;
  * its gradient is `dy * grad` (`tf.customGrad`). Only `logpNew` is differentiated.
  *
+ * `validate` (see `validateOption`; ignored by {@link dppoLossDetailed} and
+ * {@link dppoDiagnostics}, which always read): `true` reads the four tensors once and
+ * rejects NaN/±Infinity, log-probs > 0 and mask values other than 0/1 (coded errors
+ * naming the element); the aggregation weights are then built from the values read.
+ * `false` reads nothing and builds the weights on the device (for large batches on a
+ * GPU backend, where the read is a GPU-to-CPU transfer); bad input then gives no error
+ * but a wrong loss: NaN for a NaN or ±Infinity in most places, and a finite, wrong
+ * number for bad but finite values (a log-prob above 0, a mask value of 2). Either way the loss is one fused kernel
+ * (`kernels/dppoKernel.ts`), which applies the rule of `dppoRules.ts`: in float64 on cpu
+ * and wasm (exactly the tokens `dppoMask` keeps), in float32 on webgpu.
+ *
  * Cost: with `validate` (the default where the backend reads synchronously)
  * the four tensors are read once (`dataSync`); on `cpu` that is free, on
  * `wasm` a copy, on a GPU backend a synchronous transfer of 16 bytes per token.
@@ -159,8 +157,10 @@ export function dppoLoss(inputs: DppoLossInputs, opts: DppoLossOptions = {}): tf
  * The loss on `cpu` / `wasm` with float32 tensors and WebAssembly SIMD, where the tensors'
  * values lie in host memory (the wasm heap, the cpu backend's arrays: nothing is copied or
  * transferred). One SIMD pass checks the values and counts the mask's ones; with `validate`
- * a bad value is then named by the field-by-field checks (without it the loss is NaN, as on
- * the device path). token-mean and token-sum pass the loss mask itself as the kernel's
+ * a bad value is then named by the field-by-field checks; without it this path steps aside
+ * for the device path, which computes with the bad values as they are (NaN for a NaN or
+ * ±Infinity in most places, a finite wrong number for a log-prob above 0 or a mask value
+ * of 2). token-mean and token-sum pass the loss mask itself as the kernel's
  * weights (`weightScale = 1 / max(1, sum m)` or 1), the seq-mean modes build the weights
  * from the mask values. `validate: false` takes this same path, so both give the same bits.
  * `null` where this path does not apply.
@@ -173,7 +173,7 @@ function hostLoss(fn: string, x: DppoLossInputs, o: ParsedOptions, validate = tr
   const check = checkDppoInputsHost(lpn, lpr, adv, lm, LOGP_TOLERANCE);
   if (check === null) return null;
   if (check.bad !== 0) {
-    if (!validate) return null; // the device path: bad values give NaN
+    if (!validate) return null; // the device path computes with them as they are (NaN, or a finite wrong number)
     validateValues(fn, x.logpNew.shape, { lpn, lpr, adv, lm }); // throws, naming the element
     return null;
   }

@@ -18,6 +18,8 @@ export const SpanSchema = z
   .strict();
 /** One annotated span: `{ start, end /* exclusive *\/, polarity }`. */
 export type Span = z.infer<typeof SpanSchema>;
+/** The `spans` input: an array of {@link SpanSchema}. */
+const SpansSchema = z.array(SpanSchema);
 
 /** Options of {@link spanKtoLoss} (Verification Horizon §4.3; SPEC §5). */
 export const SpanKtoLossOptionsSchema = z
@@ -204,7 +206,7 @@ function checkSpanKtoInputs(fn: string, inputs: SpanKtoInputs, values: boolean):
     if (values) checkMask01(fn, 'neutralMask', neutralMask.shape, readValues(neutralMask));
   }
   const n = logpPolicy.size;
-  const spans = parseWith(fn, 'spans', z.array(SpanSchema), inputs.spans);
+  const spans = parseWith(fn, 'spans', SpansSchema, inputs.spans);
   spans.forEach((s, k) => {
     if (s.start >= s.end || s.end > n) {
       throw new FrognanoError(

@@ -7,7 +7,8 @@ import { canReadSync } from '../../backend/canReadSync.js';
  * implementations (issue #13). One custom tfjs kernel, registered per backend
  * with `tf.registerKernel` under {@link DPPO_KERNEL_NAME}:
  * - `cpu`, `wasm`: `dppoKernelCpu.ts` (one pass over typed arrays, WASM SIMD exp where available);
- * - `webgpu`: `dppoKernelWebgpu.ts` (WGSL: forward with a workgroup reduction, backward elementwise).
+ * - `webgpu`: `dppoKernelWebgpu.ts` (three WGSL programs: the gradient elementwise, partial sums
+ *   of the loss, their sum in one workgroup).
  *
  * ## Inputs (float32, all of one shape, `N` elements)
  * `logpNew`, `logpRollout`, `advantages`, `weights`. `weights_t` is the aggregation
@@ -48,7 +49,7 @@ import { canReadSync } from '../../backend/canReadSync.js';
  * inputs (the rule of `src/advantage/dppoRules.ts`: the kept tokens are those of the array
  * `dppoMask` on the same values). Binary-TV runs in WebAssembly SIMD with a fast float32
  * exp, and every token near a decision edge is decided again in float64 (see
- * `dppoKernelCpu.ts`); its values carry float32 round-off (relative ~3e-7), the loss is
+ * `dppoKernelSimd.ts` and `exactTerm` in `dppoKernelFloat64.ts`); its values carry float32 round-off (relative ~3e-7), the loss is
  * summed in float64. webgpu evaluates the rule in float32 (a token within float32
  * round-off of a threshold may go the other way); a test compares every kernel with the
  * float64 `dppoMask`.
@@ -90,10 +91,38 @@ export interface DppoKernelAttrs {
   /**
    * Optional, default 1: every weight is multiplied by it (`w_t = weightScale * weights_t`),
    * so token-mean can pass the 0/1 loss mask as `weights` with `weightScale = 1 / max(1, sum m)`
-   * instead of a weights tensor. Only the cpu/wasm kernels honour it; `dppoLoss` passes a
-   * value other than 1 only on those backends.
+   * instead of a weights tensor. Every implementation honours it: the cpu/wasm kernels and
+   * the sync-read fallback of {@link runDppoKernel} (in float64), the webgpu kernel (a
+   * uniform multiplying the weights, in float32). `dppoLoss` passes a value other than 1
+   * only on cpu and wasm today.
    */
   weightScale?: number;
+}
+
+/** The attributes as tfjs carries them (`weightScale` filled in with its default 1). @internal */
+export function dppoAttrMap(a: DppoKernelAttrs): tf.NamedAttrMap {
+  return {
+    divergence: a.divergence,
+    deltaLow: a.deltaLow,
+    deltaHigh: a.deltaHigh,
+    ratioCap: a.ratioCap,
+    capMode: a.capMode,
+    capScope: a.capScope,
+    weightScale: a.weightScale ?? 1,
+  };
+}
+
+/** The inverse of {@link dppoAttrMap}, for the kernel functions. @internal */
+export function dppoAttrsOf(a: tf.NamedAttrMap = {}): Required<DppoKernelAttrs> {
+  return {
+    divergence: a.divergence === 1 ? 1 : 0,
+    deltaLow: Number(a.deltaLow),
+    deltaHigh: Number(a.deltaHigh),
+    ratioCap: Number(a.ratioCap),
+    capMode: a.capMode === 1 ? 1 : 0,
+    capScope: a.capScope === 1 ? 1 : 0,
+    weightScale: a.weightScale === undefined ? 1 : Number(a.weightScale),
+  };
 }
 
 /** The four float32 inputs of the kernel, one shape. */
@@ -105,7 +134,12 @@ export interface DppoKernelInputs {
   weights: tf.Tensor;
 }
 
-/** The host implementation every cpu/wasm kernel (and the sync-read fallback) runs; set by `dppoKernelCpu.ts`. */
+/**
+ * The host pass every cpu/wasm kernel (and the sync-read fallback) runs, the one signature
+ * of `dppoHostPass` (`dppoKernelCpu.ts`) and `dppoHostPassJs` (`dppoKernelFloat64.ts`):
+ * reads the four inputs' values, writes `grad` (length N) and returns
+ * `sum_t weightScale w_t keep_t l_t` in float64. Set by `dppoKernelCpu.ts`.
+ */
 export type DppoHostPass = (
   lpn: ArrayLike<number>,
   lpr: ArrayLike<number>,
@@ -113,8 +147,16 @@ export type DppoHostPass = (
   w: ArrayLike<number>,
   attrs: DppoKernelAttrs,
   grad: Float32Array,
-  wScale?: number,
 ) => number;
+
+/** The kernel's four inputs, from the map tfjs hands a kernel function. @internal */
+export function dppoKernelInputsOf(inputs: tf.NamedTensorInfoMap): { logpNew: tf.TensorInfo; logpRollout: tf.TensorInfo; advantages: tf.TensorInfo; weights: tf.TensorInfo } {
+  const { logpNew, logpRollout, advantages, weights } = inputs;
+  if (logpNew === undefined || logpRollout === undefined || advantages === undefined || weights === undefined) {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `the ${DPPO_KERNEL_NAME} kernel needs the inputs logpNew, logpRollout, advantages and weights`, { fn: 'dppoLoss', field: 'inputs' });
+  }
+  return { logpNew, logpRollout, advantages, weights };
+}
 
 let hostPass: DppoHostPass | null = null;
 let registrar: (() => void) | null = null;
@@ -145,11 +187,11 @@ export function hasDppoKernel(backend: string = tf.getBackend()): boolean {
  */
 export function runDppoKernel(x: DppoKernelInputs, attrs: DppoKernelAttrs): [tf.Scalar, tf.Tensor] {
   if (hasDppoKernel()) {
-    const out = tf.engine().runKernel(
+    const out = tf.engine().runKernel<tf.Tensor[]>(
       DPPO_KERNEL_NAME,
-      { logpNew: x.logpNew, logpRollout: x.logpRollout, advantages: x.advantages, weights: x.weights } as unknown as tf.NamedTensorMap,
-      attrs as unknown as tf.NamedAttrMap,
-    ) as tf.Tensor[];
+      { logpNew: x.logpNew, logpRollout: x.logpRollout, advantages: x.advantages, weights: x.weights },
+      dppoAttrMap(attrs),
+    );
     return [out[0] as tf.Scalar, out[1]!];
   }
   if (!canReadSync() || hostPass === null) {
@@ -160,7 +202,7 @@ export function runDppoKernel(x: DppoKernelInputs, attrs: DppoKernelAttrs): [tf.
     );
   }
   const grad = new Float32Array(x.logpNew.size);
-  const loss = hostPass(x.logpNew.dataSync(), x.logpRollout.dataSync(), x.advantages.dataSync(), x.weights.dataSync(), attrs, grad, attrs.weightScale ?? 1);
+  const loss = hostPass(x.logpNew.dataSync(), x.logpRollout.dataSync(), x.advantages.dataSync(), x.weights.dataSync(), attrs, grad);
   return [tf.scalar(loss, 'float32'), tf.tensor(grad, x.logpNew.shape, 'float32')];
 }
 

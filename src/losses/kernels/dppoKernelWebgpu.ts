@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
-import { DPPO_KERNEL_NAME, type DppoKernelAttrs } from './dppoKernel.js';
+import { ErrorCode, FrognanoError } from '../../errors/FrognanoError.js';
+import { DPPO_KERNEL_NAME, dppoAttrsOf, dppoKernelInputsOf } from './dppoKernel.js';
 import { DPPO_RULE_UNIFORMS, DPPO_TOKEN_WGSL, dppoRuleUniformData } from './dppoRule.wgsl.js';
 
 /**
@@ -141,22 +142,35 @@ fn main(index : i32) {
   };
 }
 
+/** Whether `b` has the methods of {@link WebGpuBackendLike} (tfjs hands a kernel its backend typed `{}`). @internal */
+export function isWebGpuBackend(b: unknown): b is WebGpuBackendLike {
+  return (
+    typeof b === 'object' && b !== null &&
+    'runWebGPUProgram' in b && typeof b.runWebGPUProgram === 'function' &&
+    'makeTensorInfo' in b && typeof b.makeTensorInfo === 'function' &&
+    'disposeData' in b && typeof b.disposeData === 'function'
+  );
+}
+
 /**
- * The `FrognanoDppo` kernel function for `webgpu`: `[loss, grad]` (see `dppoKernel.ts`).
+ * The `FrognanoDppo` kernel function for `webgpu`: `[loss, grad]` (see `dppoKernel.ts`),
+ * `weightScale` included (a uniform multiplying the weights in `dppoToken`).
  * Inputs of any shape are read as flat arrays of `N` elements.
  * @internal
  */
-export function dppoKernelWebgpu(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo[] {
-  const backend = args.backend as WebGpuBackendLike;
-  const attrs = args.attrs as unknown as DppoKernelAttrs;
-  const { logpNew, logpRollout, advantages, weights } = args.inputs as Record<string, tf.TensorInfo>;
-  const shape = logpNew!.shape;
+export function dppoKernelWebgpu({ inputs: named, backend, attrs: attrMap }: Parameters<tf.KernelFunc>[0]): tf.TensorInfo[] {
+  if (!isWebGpuBackend(backend)) {
+    throw new FrognanoError(ErrorCode.BACKEND_UNAVAILABLE, `the webgpu ${DPPO_KERNEL_NAME} kernel was handed a backend object without runWebGPUProgram (tfjs-backend-webgpu 4.x expected)`, { fn: 'dppoLoss', field: 'backend' });
+  }
+  const attrs = dppoAttrsOf(attrMap);
+  const { logpNew, logpRollout, advantages, weights } = dppoKernelInputsOf(named);
+  const shape = logpNew.shape;
   const n = shape.reduce((a, b) => a * b, 1);
   if (n === 0) {
     return [backend.makeTensorInfo([], 'float32', new Float32Array([0])), backend.makeTensorInfo(shape, 'float32', new Float32Array(0))];
   }
   const flat = (t: tf.TensorInfo): tf.TensorInfo => ({ dataId: t.dataId, shape: [n], dtype: t.dtype });
-  const inputs = [logpNew!, logpRollout!, advantages!, weights!].map(flat);
+  const inputs = [logpNew, logpRollout, advantages, weights].map(flat);
   const rule = dppoRuleUniformData(attrs);
 
   const grad = backend.runWebGPUProgram(gradProgram(n), inputs, 'float32', rule);
@@ -180,7 +194,7 @@ export function dppoKernelWebgpu(args: { inputs: tf.NamedTensorInfoMap; backend:
  */
 export function registerDppoKernelWebgpu(): void {
   if (tf.getKernel(DPPO_KERNEL_NAME, 'webgpu') !== undefined) return;
-  tf.registerKernel({ kernelName: DPPO_KERNEL_NAME, backendName: 'webgpu', kernelFunc: dppoKernelWebgpu as unknown as tf.KernelFunc });
+  tf.registerKernel({ kernelName: DPPO_KERNEL_NAME, backendName: 'webgpu', kernelFunc: dppoKernelWebgpu });
 }
 
 registerDppoKernelWebgpu();

@@ -6,7 +6,7 @@ import { LOG_RATIO_CLAMP } from './dppoKernel.js';
  * order {@link dppoRuleUniformData} fills them in.
  * @internal
  */
-export const DPPO_RULE_UNIFORMS = 'deltaLow : f32, deltaHigh : f32, ratioCap : f32, divergence : i32, capMode : i32, capScope : i32,';
+export const DPPO_RULE_UNIFORMS = 'deltaLow : f32, deltaHigh : f32, ratioCap : f32, divergence : i32, capMode : i32, capScope : i32, weightScale : f32,';
 
 /** The values of {@link DPPO_RULE_UNIFORMS}, in order, for `runWebGPUProgram`. @internal */
 export function dppoRuleUniformData(a: {
@@ -16,6 +16,7 @@ export function dppoRuleUniformData(a: {
   divergence: number;
   capMode: number;
   capScope: number;
+  weightScale?: number;
 }): { type: 'float32' | 'int32'; data: number[] }[] {
   return [
     { type: 'float32', data: [a.deltaLow] },
@@ -24,6 +25,7 @@ export function dppoRuleUniformData(a: {
     { type: 'int32', data: [a.divergence] },
     { type: 'int32', data: [a.capMode] },
     { type: 'int32', data: [a.capScope] },
+    { type: 'float32', data: [a.weightScale ?? 1] },
   ];
 }
 
@@ -32,7 +34,8 @@ const CLAMP = `${LOG_RATIO_CLAMP.toFixed(1)}`;
 /**
  * The per-token DPPO rule of SPEC §3 in WGSL (FrogNano §4.1; DPPO Binary-TV and
  * Binary-KL; verl's `clip_ratio_c` and truncated importance sampling), the only
- * WGSL copy of it. `dppoToken(lp, lq, a, w)` returns `vec2(w * keep * l, w * keep * g)`:
+ * WGSL copy of it. `dppoToken(lp, lq, a, weight)` returns `vec2(w * keep * l, w * keep * g)`
+ * with `w = weightScale * weight` (the contract's `weightScale` attribute, a uniform):
  * the token's weighted loss and its derivative with respect to `lp = logpNew`,
  * exactly the formulas of the kernel contract (`dppoKernel.ts`):
  * ```
@@ -49,7 +52,8 @@ const CLAMP = `${LOG_RATIO_CLAMP.toFixed(1)}`;
  * @internal
  */
 export const DPPO_TOKEN_WGSL = /* wgsl */ `
-fn dppoToken(lp : f32, lq : f32, a : f32, w : f32) -> vec2<f32> {
+fn dppoToken(lp : f32, lq : f32, a : f32, weight : f32) -> vec2<f32> {
+  let w = weight * uniforms.weightScale;
   if (w == 0.0) {
     return vec2<f32>(0.0, 0.0);
   }

@@ -1,29 +1,17 @@
-import { simdModule, type SimdExports } from './simdModule.js';
+import { simdModule } from './simdModule.js';
+import { viewCache } from './viewCache.js';
 
 /** Elements per call into the WASM module (32 KB of float64 in, 32 KB out: stays in L1/L2). @internal */
 export const SIMD_CHUNK = 4096;
 const IN = 0;
 const OUT = (SIMD_CHUNK + 2) * 8;
 
-interface Views {
-  m: SimdExports;
-  in64: Float64Array;
-  in32: Float32Array;
-  out: Float64Array;
-}
-let views: Views | null = null;
-function viewsOf(m: SimdExports): Views {
-  if (views === null || views.m !== m) {
-    const buf = m.memory.buffer;
-    views = {
-      m,
-      in64: new Float64Array(buf, IN, SIMD_CHUNK + 2),
-      in32: new Float32Array(buf, IN, SIMD_CHUNK + 4),
-      out: new Float64Array(buf, OUT, SIMD_CHUNK + 2),
-    };
-  }
-  return views;
-}
+/** The chunk buffers of {@link expInto} and {@link logInto} in the module's own memory. */
+const viewsOf = viewCache((buf) => ({
+  in64: new Float64Array(buf, IN, SIMD_CHUNK + 2),
+  in32: new Float32Array(buf, IN, SIMD_CHUNK + 4),
+  out: new Float64Array(buf, OUT, SIMD_CHUNK + 2),
+}));
 
 /**
  * `dst[dstOffset + i] = exp(src[start + i])` for `i < end - start`, bit-identical to

@@ -7,7 +7,8 @@
 ;; log: the same for fdlibm's e_log.c (V8's Math.log).
 ;;
 ;; fexp4: a fast f32x4 exp (Cody-Waite range reduction, cephes' expf polynomial, no division)
-;; for the DPPO passes below, which decide near-threshold tokens again in float64 (see dppoFast.ts).
+;; for the DPPO passes below, whose callers decide near-threshold tokens again in float64
+;; (dppoMask.ts for tv_mask_f64, src/losses/kernels/dppoKernelSimd.ts for tv_loss_f32).
 ;;
 ;; Memory: imported, so one compiled module serves two kinds of instance: one with its own
 ;; memory (the JS side copies chunks in and out) and one on tfjs-backend-wasm's heap (the
@@ -304,8 +305,8 @@
   ;; $win (from the caller) is 2^-18 (2 e^1e-4 + max(lo, hi)) + 2^-22: at least 8 times the
   ;; largest possible gap between d and the float64 (p - q) - thr for log-probs <= 1e-4 (the
   ;; error of fexp4, 2^-23.55 relative, the float32 rounding of p - q, of the thresholds and,
-  ;; for float64 inputs, of the inputs themselves; see dppoMask.ts), so every other decision
-  ;; equals the float64 rule.
+  ;; for float64 inputs, of the inputs themselves; the proof is at tvNearWindow in expInto.ts),
+  ;; so every other decision equals the float64 rule.
 
   ;; Counters the passes add to (the caller resets and reads them).
   (global $kept (export "kept") (mut i32) (i32.const 0))
