@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { diffLines } from 'diff';
 import { RUBRIC_DIMENSIONS } from '../judges/index.js';
 import { describeAction } from './actions.js';
@@ -50,6 +50,18 @@ function renderDiff(lines: DiffLine[], context = 2): string {
   return out.join('');
 }
 
+/**
+ * The link from the report to a screenshot: its path relative to the report's folder,
+ * each segment percent-encoded (`encodeURIComponent`) and joined with `/`, so that a
+ * folder or file name with `#`, `%`, `?` or a space stays part of the path instead of
+ * starting a fragment or a query or breaking an escape. Still to be HTML-escaped.
+ * @internal
+ */
+export function screenshotHref(reportDir: string, screenshot: string): string {
+  const rel = relative(reportDir, screenshot) || basename(screenshot);
+  return rel.split(sep).map(encodeURIComponent).join('/');
+}
+
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
 /** What the report shows. */
@@ -69,7 +81,8 @@ export interface WebJudgeReportInput {
  * step it cites), then every step with its action and outcome, screenshot, the
  * ARIA snapshot's diff from the previous step, console output and blocked
  * requests. Screenshot paths are written relative to `reportPath`'s folder, so
- * the report and its PNGs can be moved together.
+ * the report and its PNGs can be moved together, and percent-encoded per path
+ * segment (a folder named `a #1` links as `a%20%231/step-000.png`).
  */
 export function renderWebJudgeReport(input: WebJudgeReportInput, reportPath: string): string {
   const { run, rubric, verdict } = input;
@@ -114,8 +127,9 @@ export function renderWebJudgeReport(input: WebJudgeReportInput, reportPath: str
       else snap = `<div class="label">ARIA snapshot: changes from step ${prev.index} <span class="legend"><span class="add">+ added</span> <span class="del">− removed</span></span></div><pre class="snap">${renderDiff(snapshotDiff(prev.snapshot, s.snapshot))}</pre>`;
       const cons = s.console.length ? `<div class="label">Console</div><pre class="console">${s.console.map((c) => `<span class="${/^\[(error|pageerror)/.test(c) ? 'err' : /^\[warning/.test(c) ? 'warn' : 'log'}">${esc(c)}</span>`).join('\n')}</pre>` : '<div class="label">Console</div><p class="same">No output.</p>';
       const blocked = s.blocked.length ? `<div class="label">Blocked requests (other origins)</div><pre class="console">${s.blocked.map((b) => `<span class="warn">${esc(b)}</span>`).join('\n')}</pre>` : '';
+      const href = s.screenshot ? esc(screenshotHref(here, s.screenshot)) : '';
       const shot = s.screenshot
-        ? `<a href="${esc(relative(here, s.screenshot) || basename(s.screenshot))}"><img src="${esc(relative(here, s.screenshot) || basename(s.screenshot))}" alt="Screenshot after step ${s.index}" loading="lazy"></a><div class="cap">Screenshot after step ${s.index} · click to open at full size</div>`
+        ? `<a href="${href}"><img src="${href}" alt="Screenshot after step ${s.index}" loading="lazy"></a><div class="cap">Screenshot after step ${s.index} · click to open at full size</div>`
         : '<p class="same">No screenshot (the page could not be captured).</p>';
       const cited = cites.get(s.index);
       const citedBy = cited ? `<span class="citedby">evidence for ${cited.map((id) => `<b class="${passedById.get(id) ? 'pass' : 'fail'}">${esc(id)}</b>`).join(' ')}</span>` : '';

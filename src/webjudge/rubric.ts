@@ -86,6 +86,9 @@ export async function loadWebRubric(path: string): Promise<WebRubric> {
   }
 }
 
+/** zod: the items {@link webJudgeScore} scores, `{ dimension, passed }` each (other fields are kept). */
+const ScoreItemsSchema = z.array(z.looseObject({ dimension: RubricDimensionSchema, passed: z.boolean() }));
+
 /** The score of {@link webJudgeScore} with its parts. */
 export interface WebJudgeScore {
   /** The score in [0, 1]. */
@@ -111,7 +114,7 @@ export interface WebJudgeScore {
  */
 export function webJudgeScore(items: readonly { dimension: RubricDimension; passed: boolean }[]): WebJudgeScore {
   const fn = 'webJudgeScore';
-  const xs = parseWith(fn, 'items', z.array(z.looseObject({ dimension: RubricDimensionSchema, passed: z.boolean() })), items);
+  const xs = parseWith(fn, 'items', ScoreItemsSchema, items);
   if (xs.length === 0) throw new FrognanoError(ErrorCode.EMPTY_INPUT, 'items must have at least 1 item, got 0', { fn, field: 'items' });
   const byDimension = {} as WebJudgeScore['byDimension'];
   for (const d of RUBRIC_DIMENSIONS) byDimension[d] = { items: 0, passed: 0, rate: null };

@@ -1,18 +1,14 @@
 import { z } from 'zod';
-import { ErrorCode } from '../errors/FrognanoError.js';
-import { parseOptions, parseWith } from '../errors/validate.js';
+import { AbortSignalSchema, parseOptions, parseWith } from '../errors/validate.js';
 import { ChatModelSchema } from '../llm/chatModel.js';
-import { type WebAction, WebActionSchema } from './actions.js';
+import { type WebAction, WebPlanSchema } from './actions.js';
 import { JudgeInteractionOptionsSchema, judgeInteraction, type WebVerdict } from './judgeInteraction.js';
 import { PlanActionsOptionsSchema, planActions } from './planActions.js';
 import { writeWebJudgeReport } from './report.js';
 import { parseWebRubric, type WebRubric } from './rubric.js';
-import { openWebSession, type PageObservation, RunActionsOptionsSchema, type WebApp, WebAppSchema, type WebRun, type WebStep } from './runActions.js';
-
-const AbortSignalSchema = z.custom<AbortSignal>((v) => typeof AbortSignal !== 'undefined' && v instanceof AbortSignal, {
-  message: 'must be an AbortSignal',
-  params: { code: ErrorCode.INVALID_TYPE },
-});
+import { RunActionsOptionsSchema, type WebApp, WebAppSchema } from './runOptions.js';
+import type { PageObservation, WebRun, WebStep } from './webRun.js';
+import { openWebSession } from './webSession.js';
 
 /** Options of {@link planAndRunActions}: the planner's and the runner's. */
 export const PlanAndRunOptionsSchema = z
@@ -22,7 +18,7 @@ export const PlanAndRunOptionsSchema = z
     /** Folder for screenshots and the report. Required. */
     outDir: z.string().min(1),
     /** A fixed plan: the planner is not called (replays, tests, hand-written smoke checks). */
-    plan: z.array(WebActionSchema).optional(),
+    plan: WebPlanSchema.optional(),
     /** Planner options (see `planActions`), without `model`. */
     planner: PlanActionsOptionsSchema.omit({ model: true }).partial().optional(),
     /** Runner options (see `runActions`), without `outDir` and `signal`. */

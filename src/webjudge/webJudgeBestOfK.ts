@@ -7,6 +7,9 @@ import type { WebRubric } from './rubric.js';
 import { type WebApp, WebAppSchema } from './runActions.js';
 import { type WebJudgeReward, webJudgeReward, WebJudgeRewardOptionsSchema, type WebJudgeRewardOptions } from './webJudgeReward.js';
 
+/** zod: the candidate apps of {@link webJudgeBestOfK}, at least one. */
+const WebAppsSchema = z.array(WebAppSchema).min(1);
+
 /** Options of {@link webJudgeBestOfK}: those of `webJudgeReward` (candidate `i` writes under `outDir/candidate-i`), plus the selection's. */
 export const WebJudgeBestOfKOptionsSchema = WebJudgeRewardOptionsSchema.extend({
   /** How the best is chosen (see `selectBestOfK`). */
@@ -31,7 +34,7 @@ export type WebJudgeBestOfKOptions = z.input<typeof WebJudgeBestOfKOptionsSchema
 export async function webJudgeBestOfK(apps: readonly WebApp[], rubric: WebRubric, opts: WebJudgeBestOfKOptions): Promise<{ selection: BestOfKSelection; results: WebJudgeReward[] }> {
   const fn = 'webJudgeBestOfK';
   const o = parseOptions(fn, WebJudgeBestOfKOptionsSchema, opts);
-  const list = parseWith(fn, 'apps', z.array(WebAppSchema).min(1), apps);
+  const list = parseWith(fn, 'apps', WebAppsSchema, apps);
   const { select, ...rewardOpts } = o;
   const own = o.run?.browser === undefined ? await launchWebBrowser(o.run?.executablePath ? { executablePath: o.run.executablePath } : {}) : null;
   const results: WebJudgeReward[] = [];

@@ -142,6 +142,40 @@ describe.skipIf(!chromium)('runActions on the toy apps (real Chromium)', () => {
     expect(env.browser.browser.contexts()).toHaveLength(0);
   });
 
+  it('runs every action the library accepts (issue #14): extra fields dropped, a fractional wait, empty strings are failed steps', async () => {
+    const plan = [
+      { action: 'wait', ms: 250.5, reason: 'let the page settle' },
+      { action: 'click', selector: '' },
+      { action: 'press', key: '' },
+      { action: 'press', key: 'Enter', selector: '' },
+      { action: 'navigate', url: '' },
+      { action: 'click', selector: 'role=button[name="Clear list"]', description: 'empty the list' },
+    ];
+    const run = await runActions({ dir: app('dead-button') }, plan as never, { outDir: env.tmp(), browser: env.browser, actionTimeoutMs: 1000 });
+    expect(run.plan[0]).toEqual({ action: 'wait', ms: 250.5 });
+    expect(run.plan[5]).toEqual({ action: 'click', selector: 'role=button[name="Clear list"]' });
+    expect(run.steps.map((st) => st.ok)).toEqual([true, true, false, false, false, false, true]);
+    expect(run.steps[2]!.error).toContain('empty selector');
+    expect(run.steps[3]!.error).toContain('empty key');
+    expect(run.steps[4]!.error).toContain('empty selector');
+    expect(run.steps[5]!.error).toContain('empty url');
+    expect(run.steps[5]!.url).toBe(`${run.origin}/`);
+    expect(run.steps[6]!.snapshot).toContain('0 items');
+  });
+
+  it('a wait of up to 5000 ms is not cut by a shorter per-action limit (issue #14)', async () => {
+    const run = await runActions({ dir: app('dead-button') }, [{ action: 'wait', ms: 2000 }, { action: 'click', selector: '#does-not-exist' }], {
+      outDir: env.tmp(),
+      browser: env.browser,
+      actionTimeoutMs: 300,
+    });
+    expect(run.steps[1]).toMatchObject({ ok: true });
+    expect(run.steps[1]!.error).toBeUndefined();
+    expect(run.steps[1]!.durationMs).toBeGreaterThanOrEqual(1990);
+    // the other actions keep the per-action limit
+    expect(run.steps[2]).toMatchObject({ ok: false, error: expect.stringContaining('Timeout 300ms exceeded') });
+  });
+
   it('rejects a malformed plan before starting anything, naming the action', async () => {
     await expectFrognanoErrorAsync(() => runActions({ dir: app('dead-button') }, [{ action: 'tap', selector: '#a' } as never], { outDir: env.tmp(), browser: env.browser }), 'INVALID_TYPE', 'actions[0]');
   });

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatServer } from '../helpers/chatServer.js';
 import { CLI_ARGS, ROOT, runInProcess } from '../cli/helpers.js';
@@ -59,6 +60,7 @@ describe('frognano web-judge: usage (no browser needed)', () => {
     expect(h.code).toBe(0);
     expect(h.stdout).toContain('Usage: frognano web-judge --app DIR --rubric FILE [--out DIR] [--start CMD]');
     expect(h.stdout).toContain('"verdict": { "items": [{ "id", "passed", "step",');
+    expect(h.stdout).toContain('{ "plan": null, "steps": [], "verdict": null, "score": null, "report": null, "error" }');
     const r = await runInProcess(['web-judge', '--rubric', 'x.json']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--app DIR is required');
@@ -122,6 +124,35 @@ describe.skipIf(!chromium)('frognano web-judge with a scripted model (real Chrom
     expect(doc.error.code).toBe('MODEL_ANSWER_INVALID');
     expect(doc.steps).toHaveLength(3);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('no score');
+  });
+
+  it('a refused plan prints the same document as a refused verdict, with nothing run: exit 4 (issue #14)', async () => {
+    const bad = answer({ actions: [{ action: 'drag', selector: '#a' }] });
+    const s = await scriptedModels([bad, bad, bad], []);
+    server = s.server;
+    const out = join(env.tmp(), 'judge');
+    const r = await runInProcess(['web-judge', '--app', app('dead-button'), '--rubric', rubricFile(), '--out', out, '--base-url', s.server.baseUrl, '--model', 'scripted']);
+    expect(r.code).toBe(4);
+    const doc = JSON.parse(r.stdout) as Record<string, unknown> & { error: { code: string; message: string } };
+    expect(Object.keys(doc)).toEqual(['plan', 'steps', 'verdict', 'score', 'report', 'error']);
+    expect(doc).toMatchObject({ plan: null, steps: [], verdict: null, score: null, report: null, error: { code: 'MODEL_ANSWER_INVALID' } });
+    expect(doc.error.message).toContain('"drag"');
+    expect(r.stderr).toContain('no verdict (MODEL_ANSWER_INVALID)');
+    expect(s.server.requests).toHaveLength(3);
+  });
+
+  it('screenshot links in the report work under an --out folder named with #, %, ? and a space (issue #14)', async () => {
+    const s = await scriptedModels([answer({ actions: PLAN })], [answer(VERDICT)]);
+    server = s.server;
+    const out = join(env.tmp(), 'run #1 (50%) ?q');
+    const r = await runInProcess(['web-judge', '--app', app('dead-button'), '--rubric', rubricFile(), '--out', out, '--base-url', s.server.baseUrl, '--model', 'scripted']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as { steps: { screenshot: string }[]; report: string };
+    expect(doc.report).toBe(join(out, 'report.html'));
+    const html = readFileSync(doc.report, 'utf8');
+    const srcs = [...html.matchAll(/<img src="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    expect(srcs).toHaveLength(3);
+    srcs.forEach((src, i) => expect(fileURLToPath(new URL(src, pathToFileURL(doc.report)))).toBe(doc.steps[i]!.screenshot));
   });
 
   it('SIGINT during the run exits 130 and leaves no Chromium process of the run behind', async () => {

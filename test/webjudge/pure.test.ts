@@ -8,7 +8,8 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FrognanoError } from '../../src/errors/FrognanoError.js';
@@ -25,9 +26,12 @@ import {
   serveStatic,
   WEB_JUDGE_WEIGHTS,
   WebActionSchema,
+  PlanAnswerSchema,
   webJudgeScore,
   type WebRun,
 } from '../../src/webjudge/index.js';
+import { screenshotHref } from '../../src/webjudge/report.js';
+import { actionLimitMs } from '../../src/webjudge/timeLimits.js';
 import type { ChatServer } from '../helpers/chatServer.js';
 import { expectFrognanoError, expectFrognanoErrorAsync } from '../helpers/expectError.js';
 import { answer, app, scriptedModels, SHOPPING_RUBRIC, stageOf } from './helpers.js';
@@ -57,17 +61,47 @@ describe('action library (SPEC §13)', () => {
     [{ action: 'scroll', selector: '#list', dy: -200 }],
     [{ action: 'navigate', url: '/about.html' }],
     [{ action: 'wait', ms: 5000 }],
+    [{ action: 'wait', ms: 0 }],
+    // issue #14: SPEC §13 rejects a plan only for an unknown action or a missing or mistyped field
+    [{ action: 'wait', ms: 250.5 }],
+    [{ action: 'hover', selector: '' }],
+    [{ action: 'press', key: '' }],
+    [{ action: 'navigate', url: '' }],
+    [{ action: 'scroll', selector: '' }],
   ])('accepts %j', (a) => expect(WebActionSchema.safeParse(a).success).toBe(true));
 
   it.each([
     ['an unknown action', { action: 'drag', selector: '#a' }],
     ['a missing selector', { action: 'click' }],
     ['a mistyped field', { action: 'fill', selector: '#a', text: 3 }],
-    ['an extra field', { action: 'click', selector: '#a', button: 'right' }],
+    ['a mistyped optional field', { action: 'scroll', dy: '100' }],
     ['a wait over 5000 ms', { action: 'wait', ms: 5001 }],
-    ['a fractional wait', { action: 'wait', ms: 1.5 }],
-    ['an empty selector', { action: 'hover', selector: '' }],
+    ['a wait just over 5000 ms', { action: 'wait', ms: 5000.5 }],
+    ['a negative wait', { action: 'wait', ms: -1 }],
+    ['a wait as a string', { action: 'wait', ms: '10' }],
+    ['a null selector', { action: 'hover', selector: null }],
   ])('rejects %s', (_, a) => expect(WebActionSchema.safeParse(a).success).toBe(false));
+
+  it('drops a field that is not listed instead of rejecting the action (issue #14)', () => {
+    expect(WebActionSchema.parse({ action: 'click', selector: '#a', description: 'open the menu', button: 'right' })).toEqual({ action: 'click', selector: '#a' });
+    expect(WebActionSchema.parse({ action: 'wait', ms: 250.5, why: 'animation' })).toEqual({ action: 'wait', ms: 250.5 });
+  });
+
+  it('a plan answer must hold an array of actions', () => {
+    expect(PlanAnswerSchema.safeParse({ actions: [{ action: 'click', selector: '#a', description: 'x' }] })).toMatchObject({ success: true, data: { actions: [{ action: 'click', selector: '#a' }] } });
+    expect(PlanAnswerSchema.safeParse({ actions: [] }).success).toBe(true);
+    for (const bad of [{ actions: { action: 'click', selector: '#a' } }, { actions: 'click #a' }, { actions: null }, {}, []]) expect(PlanAnswerSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+  });
+
+  it('the time limit of a wait is the longer of the action limit and its ms, within the run (issue #14)', () => {
+    expect(actionLimitMs({ action: 'wait', ms: 5000 }, 1000, 100_000)).toBe(5000);
+    expect(actionLimitMs({ action: 'wait', ms: 250.5 }, 1000, 100_000)).toBe(1000);
+    expect(actionLimitMs({ action: 'wait', ms: 4999.6 }, 1000, 100_000)).toBe(5000);
+    expect(actionLimitMs({ action: 'wait', ms: 5000 }, 1000, 3000)).toBe(3000);
+    expect(actionLimitMs({ action: 'click', selector: '#a' }, 1000, 100_000)).toBe(1000);
+    expect(actionLimitMs({ action: 'click', selector: '#a' }, 1000, 400)).toBe(400);
+    expect(actionLimitMs({ action: 'click', selector: '#a' }, 1000, -5)).toBe(1);
+  });
 });
 
 describe('rubric and score', () => {
@@ -314,6 +348,29 @@ describe('planActions (scripted model)', () => {
     expect(s.server.requests).toHaveLength(3);
   });
 
+  it('accepts a plan whose actions carry extra fields at the first answer, dropping them (issue #14)', async () => {
+    const plan = [
+      { action: 'fill', selector: '#item', text: 'Eggs', description: 'type an item' },
+      { action: 'wait', ms: 250.5, reason: 'let the list update' },
+      { action: 'click', selector: '', description: 'the model left the selector empty' },
+    ];
+    const s = await scriptedModels([answer({ actions: plan })], []);
+    server = s.server;
+    expect(await planActions(PAGE, SHOPPING_RUBRIC, { model: s.model })).toEqual([
+      { action: 'fill', selector: '#item', text: 'Eggs' },
+      { action: 'wait', ms: 250.5 },
+      { action: 'click', selector: '' },
+    ]);
+    expect(s.server.requests).toHaveLength(1);
+  });
+
+  it('still retries a plan whose actions are not an array, or a wait out of range', async () => {
+    const s = await scriptedModels([answer({ actions: { action: 'wait', ms: 10 } }), answer({ actions: [{ action: 'wait', ms: -1 }] }), answer({ actions: [{ action: 'wait', ms: 10 }] })], []);
+    server = s.server;
+    expect(await planActions(PAGE, SHOPPING_RUBRIC, { model: s.model })).toEqual([{ action: 'wait', ms: 10 }]);
+    expect(s.server.requests).toHaveLength(3);
+  });
+
   it('cuts a plan longer than maxActions to its first maxActions', async () => {
     const s = await scriptedModels([answer({ actions: Array.from({ length: 5 }, (_, i) => ({ action: 'wait', ms: i })) })], []);
     server = s.server;
@@ -445,5 +502,32 @@ describe('renderWebJudgeReport', () => {
     const refused = renderWebJudgeReport({ run, rubric: SHOPPING_RUBRIC, verdict: null, refused: 'F1 missing' }, join(tmp(), 'report.html'));
     expect(refused).toContain('no score');
     expect(refused).toContain('F1 missing');
+  });
+
+  it('screenshot links are percent-encoded per path segment: #, %, ? and spaces in folder names still resolve (issue #14)', () => {
+    const root = tmp();
+    const run = fakeRun();
+    // the screenshots in a folder whose name has every character that breaks a raw link
+    const shots = join(root, 'run #1 (50%) ?x=1 & <b>');
+    mkdirSync(shots);
+    run.steps = run.steps.map((st, i) => {
+      const p = join(shots, `step ${i}#a%20.png`);
+      writeFileSync(p, PNG_1x1);
+      return { ...st, screenshot: p };
+    });
+    const verdict = { items: GOOD.items, screenshotSteps: [0, 1, 2], ...webJudgeScore([{ dimension: 'functional', passed: false }]) };
+    for (const reportPath of [join(root, 'report.html'), join(root, 'sibling dir %', 'report.html'), join(shots, 'report.html')]) {
+      const html = renderWebJudgeReport({ run, rubric: SHOPPING_RUBRIC, verdict }, reportPath);
+      const unescape = (v: string): string => v.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+      const srcs = [...html.matchAll(/<img src="([^"]*)"/g)].map((m) => unescape(m[1]!));
+      const hrefs = [...html.matchAll(/<a href="([^"#][^"]*)"><img/g)].map((m) => unescape(m[1]!));
+      expect(srcs).toHaveLength(3);
+      expect(hrefs).toEqual(srcs);
+      // what a browser does with the link: resolve it against the report's file URL
+      srcs.forEach((src, i) => expect(fileURLToPath(new URL(src, pathToFileURL(reportPath)))).toBe(run.steps[i]!.screenshot));
+    }
+    expect(screenshotHref(root, join(root, 'a b', 'c#d.png'))).toBe('a%20b/c%23d.png');
+    expect(screenshotHref(join(root, 'x'), join(root, 'a%', 'p?.png'))).toBe('../a%25/p%3F.png');
+    expect(screenshotHref(dirname(run.steps[0]!.screenshot), run.steps[0]!.screenshot)).toBe('step%200%23a%2520.png');
   });
 });

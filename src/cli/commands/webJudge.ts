@@ -53,7 +53,11 @@ export function webJudgeHelp(): string {
     '  { "plan": [actions], "steps": [{ "index", "action", "ok", "error"?, "url", "snapshot",',
     '    "console", "screenshot", ... }], "verdict": { "items": [{ "id", "passed", "step",',
     '    "observation" }] }, "score": number in [0, 1], "report": "<out>/report.html" }',
-    '  When the judge\'s answer is refused: "verdict": null, "score": null and "error".',
+    '  No verdict (exit 4): the document is still printed, with "error": { "code", "message" }:',
+    '    the judge\'s answer refused (or the judge model unavailable): "verdict": null,',
+    '    "score": null, with "plan", "steps" and "report" as above;',
+    '    the plan refused (or the planner model unavailable, the --start app down), so nothing',
+    '    ran: { "plan": null, "steps": [], "verdict": null, "score": null, "report": null, "error" }',
     '',
     'Flags:',
     ...flagLines(WEB_JUDGE_FLAGS),
@@ -66,8 +70,9 @@ export function webJudgeHelp(): string {
     '  0    judged: the document has a verdict and a score',
     '  1    the rubric file is invalid (the field is named), or --app is not a folder',
     '  2    bad usage: flags, no model configured, Chromium / playwright-core / bubblewrap missing',
-    '  4    no verdict: the model was unavailable, its plan or verdict was refused after the',
-    '       retries (never a score), or the --start app did not answer',
+    '  4    no verdict (the document with "error" is printed): the model was unavailable, its',
+    '       plan or verdict was refused after the retries (never a score), or the --start app',
+    '       did not answer',
     '  130  interrupted (SIGINT; 143 for SIGTERM): the browser and the app were closed',
     '',
   ].join('\n');
@@ -97,6 +102,15 @@ function buildModel(flags: Record<string, unknown>, model: string | undefined): 
     if (e instanceof FrognanoError) throw new UsageError(e.message.replace(/^openAiChatModel: /, '').replace(/opts\.baseUrl/, '--base-url').replace(/opts\.model/, '--model'));
     throw e;
   }
+}
+
+/**
+ * The document printed when stages 1 and 2 produced nothing (the plan was refused after
+ * the retries, the planner model was unavailable, the `--start` app did not answer):
+ * SPEC §13's keys, all empty, plus `error`, like the document of a refused verdict.
+ */
+function noPlanDocument(e: FrognanoError): { plan: null; steps: []; verdict: null; score: null; report: null; error: { code: string; message: string } } {
+  return { plan: null, steps: [], verdict: null, score: null, report: null, error: { code: e.code, message: e.message } };
 }
 
 /** Errors of this machine's set-up (missing packages): bad usage, exit 2, with the package to install. */
@@ -160,6 +174,8 @@ export async function runWebJudge(argv: readonly string[], io: CliIo): Promise<n
       if (signal.aborted) return INTERRUPTED;
       if (isFrognanoError(e) && SETUP_CODES.has(e.code)) throw new UsageError(e.message);
       if (isFrognanoError(e)) {
+        // nothing ran: the same document as a refused verdict, with nothing in it but the error
+        io.stdout.write(`${stringifyWire(noPlanDocument(e))}\n`);
         io.stderr.write(`${label}: no verdict (${e.code}): ${e.message}\n`);
         return NO_VERDICT;
       }
