@@ -1,6 +1,8 @@
 /**
- * Benchmark: `tokenLogProbs` (fused log-softmax + gather over the vocabulary in
- * chunks, issue 13) against the whole-vocabulary implementation it replaced
+ * Benchmark: `tokenLogProbs` (fused log-softmax + gather, issue 13: on `cpu`/`wasm`
+ * the host kernel of `src/losses/tokenLogProbsFused.ts`, one pass per row) against
+ * the tfjs-op path in vocabulary chunks (what other backends run, and what cpu/wasm
+ * ran before the host kernel), the whole-vocabulary implementation before issue 13
  * (`tokenLogProbsDense`: `tf.logSoftmax` times a one-hot) and PyTorch CPU eager
  * (`log_softmax(...).gather(...)`), at N = 4,096 tokens and V = 32,768 and 151,936.
  * Time: median of repeated forwards, log-probs read back. Memory: tfjs' peak tensor
@@ -15,7 +17,7 @@ import * as tf from '@tensorflow/tfjs';
 import { pathToFileURL } from 'node:url';
 import { useBackend } from 'frognano/backend';
 import { tokenLogProbs } from 'frognano/losses';
-import { tokenLogProbsDense } from '../src/losses/tokenLogProbs.js';
+import { tokenLogProbsDense, tokenLogProbsUnchecked } from '../src/losses/tokenLogProbs.js';
 import { type BenchRow, printRows, row, runPython } from './lib/row.js';
 import { median } from './lib/stats.js';
 
@@ -87,7 +89,12 @@ export async function runLogSoftmaxBench(o: LogSoftmaxBenchOptions = {}): Promis
     const fused = await measure(reps, () => tokenLogProbs(logits, targets, { chunkSize, validate: false }));
     const agree = t === undefined || Math.abs(fused.sum - t.sum) <= 1e-4 * Math.abs(t.sum) + 1;
     if (!agree) throw new Error(`log-softmax bench: frognano and PyTorch disagree at V = ${V} (sum ${fused.sum} vs ${t!.sum})`);
-    rows.push(row(`tokenLogProbs, chunks of ${chunkSize}, ${backend}, ${size}`, fused.ms, t?.s, `peak ${mb(fused.peak)} beyond the ${mb(logitsBytes)} of logits`));
+    rows.push(row(`tokenLogProbs (host kernel), ${backend}, ${size}`, fused.ms, t?.s, `peak ${mb(fused.peak)} beyond the ${mb(logitsBytes)} of logits`));
+    const chunked = await measure(reps, () => tf.tidy(() => tokenLogProbsUnchecked(logits, targets, chunkSize, 'chunked')));
+    if (Math.abs(chunked.sum - fused.sum) > 1e-4 * Math.abs(chunked.sum) + 1) {
+      throw new Error(`log-softmax bench: the host kernel and the chunked tfjs ops disagree at V = ${V} (sum ${fused.sum} vs ${chunked.sum})`);
+    }
+    rows.push(row(`tokenLogProbs, tfjs ops in chunks of ${chunkSize} (the webgpu path), ${backend}, ${size}`, chunked.ms, t?.s, `peak ${mb(chunked.peak)}`));
     if (4 * logitsBytes <= denseMax) {
       const dense = await measure(reps, () => tf.tidy(() => tokenLogProbsDense(logits, targets)));
       rows.push(row(`tokenLogProbs before issue 13 (whole-vocabulary logSoftmax + one-hot), ${backend}, ${size}`, dense.ms, t?.s, `peak ${mb(dense.peak)}`));

@@ -3,19 +3,21 @@ import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
 import { assertTensor, checkFiniteOnDevice, resolveValidate } from './tensorUtils.js';
 import { asRows, entropyChunked } from './tokenLogProbsChunked.js';
+import { entropyFused, hasFusedLogSoftmax } from './tokenLogProbsFused.js';
 import { TokenLogProbsOptionsSchema, type TokenLogProbsOptions } from './tokenLogProbs.js';
 
 /**
  * Entropy of the next-token distribution at every position:
  * `H[...] = -sum_v softmax(logits)[..., v] * log_softmax(logits)[..., v]` (nats).
  *
- * Computed over the vocabulary in chunks of `chunkSize` (default 4096) with an
- * online log-sum-exp, as {@link tokenLogProbs}: with `M` the running maximum,
- * `S = sum exp(x - M)` and `T = sum exp(x - M)(x - M)` (both rescaled at each
- * chunk), `H = ln S - T / S`; no `[..., V]` temporary, so the forward's peak
- * tensor memory is O(N chunkSize). Stable (`0 * log 0` never appears: an
- * underflowed probability multiplies a finite `x - M`) and differentiable
- * through its own chunked gradient `-p (log p + H)`.
+ * With `M` the row maximum, `S = sum exp(x - M)` and `T = sum exp(x - M)(x - M)`,
+ * `H = ln S - T / S`. As {@link tokenLogProbs}: on `cpu` and `wasm` a fused host
+ * kernel computes them in one pass per row (O(N) tensor bytes beyond the logits);
+ * elsewhere tfjs ops run over the vocabulary in chunks of `chunkSize` (default 4096)
+ * with an online log-sum-exp (`M`, `S`, `T` rescaled at each chunk; peak tensor
+ * memory O(N chunkSize)). No `[..., V]` temporary either way. Stable (`0 * log 0`
+ * never appears: an underflowed probability multiplies a finite `x - M`) and
+ * differentiable through its own gradient `-p (log p + H)`.
  * For logging (entropy collapse is the failure FrogNano's consolidation step
  * works against, App. C); the DPPO loss itself has no entropy bonus.
  *
@@ -36,7 +38,8 @@ export function tokenEntropy(logits: tf.Tensor, opts: TokenLogProbsOptions = {})
   }
   if (resolveValidate(fn, o.validate)) checkFiniteOnDevice(fn, 'logits', logits);
   return tf.tidy(() => {
-    const h = entropyChunked(asRows(logits), o.chunkSize);
+    const x = asRows(logits);
+    const h = hasFusedLogSoftmax() ? entropyFused(x) : entropyChunked(x, o.chunkSize);
     return logits.rank === 2 ? h : tf.reshape(h, logits.shape.slice(0, -1));
   });
 }

@@ -7,7 +7,9 @@ import { TEST_BACKENDS, readsSync } from '../../test/helpers/backends.js';
 import { read } from '../../test/helpers/tensors.js';
 import { numericGradientAsync } from './numericGradient.js';
 import { tokenEntropy, tokenEntropyDense } from './tokenEntropy.js';
-import { tokenLogProbs, tokenLogProbsDense } from './tokenLogProbs.js';
+import { tokenLogProbs, tokenLogProbsDense, tokenLogProbsUnchecked } from './tokenLogProbs.js';
+import { asRows, entropyChunked } from './tokenLogProbsChunked.js';
+import { hasFusedLogSoftmax } from './tokenLogProbsFused.js';
 
 // Finite-difference tolerance: float32 central differences with h = 1e-2 err by
 // ~eps|f|/h + h^2|f'''|/6 ~ 1e-5 + 2e-5 for the O(1) functions here; 1e-3 bounds it.
@@ -220,8 +222,12 @@ describe.each(TEST_BACKENDS)('tokenLogProbs / tokenEntropy in vocabulary chunks 
       const x = tf.randomNormal([N, V], 0, 1, 'float32', 7);
       const t = tf.zeros([N], 'int32');
       const r = {
-        lp: await extra(() => tokenLogProbs(x, t, { chunkSize, validate: false })),
-        h: await extra(() => tokenEntropy(x, { chunkSize, validate: false })),
+        // the tfjs-op path in chunks (webgpu's; forced here on cpu and wasm)
+        lp: await extra(() => tokenLogProbsUnchecked(x, t, chunkSize, 'chunked')),
+        h: await extra(() => entropyChunked(asRows(x), chunkSize)),
+        // what tokenLogProbs / tokenEntropy run on this backend (the host kernels on cpu and wasm)
+        lpAuto: await extra(() => tokenLogProbs(x, t, { chunkSize, validate: false })),
+        hAuto: await extra(() => tokenEntropy(x, { chunkSize, validate: false })),
         dense: await extra(() => tokenLogProbsDense(x, t)),
       };
       tf.dispose([x, t]);
@@ -234,6 +240,16 @@ describe.each(TEST_BACKENDS)('tokenLogProbs / tokenEntropy in vocabulary chunks 
       expect(large[k]).toBe(small[k]); // 4x the vocabulary: the same peak
       expect(large[k]).toBeLessThanOrEqual(5 * N * 128 * 4); // a few [N, chunk] float32 tensors
       expect(wider[k]).toBeGreaterThan(3 * large[k]); // 4x the chunk: ~4x the peak
+    }
+    for (const k of ['lpAuto', 'hAuto'] as const) {
+      expect(large[k]).toBe(small[k]);
+      if (hasFusedLogSoftmax(backend)) {
+        // one pass per row: [N] values and [N, 2] row statistics, whatever the vocabulary and chunk
+        expect(wider[k]).toBe(large[k]);
+        expect(large[k]).toBeLessThanOrEqual(4 * N * 4);
+      } else {
+        expect(large[k]).toBeLessThanOrEqual(5 * N * 128 * 4);
+      }
     }
     expect(large.dense).toBeGreaterThanOrEqual(4 * N * 4096 * 4); // the whole-vocabulary path: several [N, V]
   });

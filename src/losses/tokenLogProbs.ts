@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
 import { asRows, DEFAULT_VOCAB_CHUNK, logProbsChunked } from './tokenLogProbsChunked.js';
+import { hasFusedLogSoftmax, logProbsFused } from './tokenLogProbsFused.js';
 import { assertTensor, checkFiniteOnDevice, elementPath, readValues, resolveValidate, validateOption } from './tensorUtils.js';
 
 /** Options of {@link tokenLogProbs} and {@link tokenEntropy}. */
@@ -10,9 +11,11 @@ export const TokenLogProbsOptionsSchema = z
   .object({
     ...validateOption,
     /**
-     * Vocabulary chunk: the log-softmax runs over `chunkSize` logits at a time (an
-     * online log-sum-exp), so the peak tensor memory of the forward is O(N chunkSize),
-     * not O(N V). Integer >= 1. Default 4096.
+     * Vocabulary chunk of the tfjs-op path (backends other than `cpu` and `wasm`, e.g.
+     * `webgpu`): the log-softmax runs over `chunkSize` logits at a time (an online
+     * log-sum-exp), so the peak tensor memory of the forward is O(N chunkSize), not
+     * O(N V). On `cpu` and `wasm` a fused host kernel makes one pass per row and holds
+     * O(N) tensor bytes whatever the chunk; it is ignored there. Integer >= 1. Default 4096.
      */
     chunkSize: z.number().int().min(1).default(DEFAULT_VOCAB_CHUNK),
   })
@@ -23,15 +26,20 @@ export type TokenLogProbsOptions = z.input<typeof TokenLogProbsOptionsSchema>;
 /**
  * Log-probabilities of the sampled tokens: `logp[..., t] = log_softmax(logits[..., t, :])[targets[..., t]]`.
  *
- * Fused log-softmax + gather over the vocabulary in chunks of `chunkSize`
- * (default 4096) with an online log-sum-exp: per row, the running maximum `M` and
- * `S = sum exp(x - M)` are rescaled chunk by chunk, `logp = x[target] - M - ln S`.
- * No `[..., V]` temporary is built: the forward's peak tensor memory is
- * O(N chunkSize) beyond the logits, where the plain `logSoftmax` + one-hot took
- * several `[N, V]` tensors (2.5 GB each at N = 4096, V = 151,936). Numerically
+ * Fused log-softmax + gather. On `cpu` and `wasm`, a host kernel
+ * (`tokenLogProbsFused.ts`) makes one pass per row over the backend's own array of
+ * the logits: the row maximum `M`, `S = sum exp(x - M)` (WebAssembly SIMD exp where
+ * available, float64 sums) and `logp = (x[target] - M) - ln S`; the forward holds O(N)
+ * tensor bytes beyond the logits. Elsewhere (`webgpu`) tfjs ops run over the
+ * vocabulary in chunks of `chunkSize` (default 4096) with an online log-sum-exp: per
+ * row, the running `M` and `S` are rescaled chunk by chunk, and the forward's peak
+ * tensor memory is O(N chunkSize). Either way no `[..., V]` temporary is built,
+ * where the plain `logSoftmax` + one-hot took several `[N, V]` tensors (2.5 GB each
+ * at N = 4096, V = 151,936). Numerically
  * stable (nothing is exponentiated above the running maximum) and differentiable
  * with respect to `logits` through its own gradient, `onehot(target) - softmax`,
- * also built chunk by chunk (no `gather` gradient, which the `wasm` backend lacks).
+ * built in one pass per row on `cpu`/`wasm`, chunk by chunk elsewhere (no `gather`
+ * gradient, which the `wasm` backend lacks).
  * Feed the result to {@link dppoLoss} as
  * `logpNew`, or to {@link sftLoss} / {@link rwSftLoss} / {@link spanKtoLoss}.
  *
@@ -110,11 +118,20 @@ export function oneHotFloat(indices: tf.Tensor, depth: number): tf.Tensor {
   return tf.cast(tf.oneHot(indices, depth), 'float32');
 }
 
-/** {@link tokenLogProbs} without validation, chunked; call inside `tf.tidy`. @internal */
-export function tokenLogProbsUnchecked(logits: tf.Tensor, targets: tf.Tensor, chunkSize = DEFAULT_VOCAB_CHUNK): tf.Tensor {
+/**
+ * {@link tokenLogProbs} without validation; call inside `tf.tidy`. `path` `'auto'` (default)
+ * takes the fused host kernel on `cpu`/`wasm` and the chunked tfjs ops elsewhere;
+ * `'chunked'` forces the latter (tests, benchmark). @internal
+ */
+export function tokenLogProbsUnchecked(
+  logits: tf.Tensor,
+  targets: tf.Tensor,
+  chunkSize = DEFAULT_VOCAB_CHUNK,
+  path: 'auto' | 'chunked' = 'auto',
+): tf.Tensor {
   const x = asRows(logits);
   const t = tf.reshape(targets.dtype === 'int32' ? targets : tf.cast(targets, 'int32'), [x.shape[0]]) as tf.Tensor1D;
-  const lp = logProbsChunked(x, t, chunkSize);
+  const lp = path === 'auto' && hasFusedLogSoftmax() ? logProbsFused(x, t) : logProbsChunked(x, t, chunkSize);
   return logits.rank === 2 ? lp : tf.reshape(lp, logits.shape.slice(0, -1));
 }
 
