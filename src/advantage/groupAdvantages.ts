@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, finiteArray, finiteMatrix, isArrayLikeOfAny, parseOptions, sameLength, sameShape } from '../errors/validate.js';
+import { flatGroupSizeFast } from './groupAdvantagesFast.js';
 import { BAD, batchInto, CentredOverflow, copyChecked, type CoreOptions, groupInto, groupOf, groupsOf } from './groupAdvantagesCore.js';
 
 /** Options of {@link groupAdvantages}. */
@@ -270,6 +271,11 @@ function flatAdvantages(fn: string, rewards: ArrayLike<number>, p: Parsed, o: Co
     size = p.groupSize;
     if (n % size !== 0) {
       throw new FrognanoError(ErrorCode.LENGTH_MISMATCH, `rewards has length ${n}, not a multiple of opts.groupSize = ${size}`, { fn, field: 'opts.groupSize' });
+    }
+    // the common trainer batch: one monomorphic pass (null at anything unusual: the general path below)
+    if (rewards instanceof Float64Array && o.scale !== 'batch' && (filter === undefined || filter instanceof Uint8Array || filter instanceof Float64Array)) {
+      const fast = flatGroupSizeFast(rewards, filter ?? null, size, o);
+      if (fast !== null) return fast;
     }
   } else {
     ({ starts, order } = groupsOf(fn, p.groupIds!, n));

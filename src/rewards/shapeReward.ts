@@ -3,6 +3,7 @@ import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { describeValue, extendedNumber, isArrayLikeOfAny, parseOptions, parseWith, sameLength } from '../errors/validate.js';
 import { type Outcome, OutcomeSchema } from '../schema/outcome.js';
 import { logLengthUnchecked } from './logLengthReward.js';
+import { shapeColumnsU8 } from './shapeColumnsFast.js';
 
 /** Options of {@link shapeReward}. */
 export const ShapeRewardOptionsSchema = z
@@ -136,7 +137,7 @@ export function shapeRewards(
   return { rewards, raw };
 }
 
-/** The columnar form of {@link shapeRewards}: one loop that checks and computes. */
+/** The columnar form of {@link shapeRewards}: the fast pass for `Uint8Array` / `Uint32Array` columns, else (or at its first refusal) the general loop. */
 function shapeColumns(fn: string, c: OutcomeColumns, p: z.output<typeof ShapeRewardOptionsSchema>): { rewards: Float64Array; raw: Uint8Array } {
   const { success, truncated, assistantTokens: tokens } = c;
   for (const [k, v] of [['success', success], ['truncated', truncated], ['assistantTokens', tokens]] as const) {
@@ -146,6 +147,23 @@ function shapeColumns(fn: string, c: OutcomeColumns, p: z.output<typeof ShapeRew
   }
   sameLength(fn, 'outcomes.success', success, 'outcomes.truncated', truncated);
   sameLength(fn, 'outcomes.success', success, 'outcomes.assistantTokens', tokens);
+  const n = success.length;
+  if (success instanceof Uint8Array && truncated instanceof Uint8Array && tokens instanceof Uint32Array) {
+    const rewards = new Float64Array(n);
+    const raw = new Uint8Array(n);
+    if (shapeColumnsU8(success, truncated, tokens, p, rewards, raw)) return { rewards, raw };
+  }
+  return shapeColumnsChecked(fn, c, p);
+}
+
+/**
+ * The general loop of the columnar {@link shapeRewards} (any array-like columns, the
+ * lengths already checked): checks and computes element by element, throwing the
+ * coded error of the first refused element. @internal (exported for the test that
+ * pins the fast path to it)
+ */
+export function shapeColumnsChecked(fn: string, c: OutcomeColumns, p: z.output<typeof ShapeRewardOptionsSchema>): { rewards: Float64Array; raw: Uint8Array } {
+  const { success, truncated, assistantTokens: tokens } = c;
   const n = success.length;
   const rewards = new Float64Array(n);
   const raw = new Uint8Array(n);
