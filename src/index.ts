@@ -60,7 +60,7 @@ export type {
   RoundRobinResult, RoundRobinTiebreak, SeriesStatistic, ShortCandidate,
   SolveRateGainInterval, SolveRateGainOptions, ThresholdScoreResult,
 } from './metrics/index.js';
-export { classifyResolveRate, resolveRate, runTaskPilot } from './curriculum/index.js';
+export { classifyResolveRate, iterationBand, resolveRate, runTaskPilot } from './curriculum/index.js';
 export type {
   CandidateRecord, CurriculumDecision, OutcomeEstimator, ParsedResolveRateBand, PilotAction,
   PilotRound, PilotStep, RefineDirection, ResolveRateBand, TaskFamily, TaskPilotOptions,
@@ -82,9 +82,9 @@ export type {
   ToolChatModel, ToolDefinition, WireMessage, WireToolCall,
 } from './llm/index.js';
 export {
-  SpanKtoState, aggregateTokenLoss, consolidationLoss, createSpanKto, dppoDiagnostics,
-  dppoLoss, dppoLossDetailed, rwSftLoss, sftLoss, spanKtoLoss, spanKtoReference,
-  tokenEntropy, tokenLogProbs,
+  SpanKtoState, aggregateTokenLoss, checkFiniteAsync, consolidationLoss, createSpanKto,
+  dppoDiagnostics, dppoLoss, dppoLossDetailed, rwSftLoss, sftLoss, spanKtoLoss,
+  spanKtoReference, tokenEntropy, tokenLogProbs,
 } from './losses/index.js';
 export type {
   AggregateMode, AggregateTokenLossOptions, ConsolidationLossInputs,

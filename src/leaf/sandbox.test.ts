@@ -90,7 +90,7 @@ describe('Sandbox.run: per-command options (rejected before anything runs)', () 
   });
   it('rejects a NaN timeoutMs: NON_FINITE', () => expectFrognanoErrorAsync(() => sb().run(dir, 'true', { timeoutMs: NaN }), 'NON_FINITE', 'opts.timeoutMs'));
   it('rejects a missing timeoutMs: INVALID_TYPE', () => expectFrognanoErrorAsync(() => sb().run(dir, 'true', {} as never), 'INVALID_TYPE', 'opts.timeoutMs'));
-  it('rejects a signal that is not an AbortSignal', () => expectFrognanoErrorAsync(() => sb().run(dir, 'true', { timeoutMs: 100, signal: {} as never }), 'OUT_OF_RANGE', 'opts.signal', 'must be an AbortSignal'));
+  it('rejects a signal that is not an AbortSignal', () => expectFrognanoErrorAsync(() => sb().run(dir, 'true', { timeoutMs: 100, signal: {} as never }), 'INVALID_TYPE', 'opts.signal', 'must be an AbortSignal'));
   it('rejects an unknown option', () => expectFrognanoErrorAsync(() => sb().run(dir, 'true', { timeoutMs: 100, timeout: 100 } as never), 'INVALID_TYPE', '"timeout"'));
 });
 
