@@ -206,6 +206,16 @@ describe('dppoMask on typed arrays (issue #13)', () => {
 });
 
 describe('dppoMask on typed arrays (WebAssembly SIMD pass) decides exactly as the float64 rule', () => {
+  it('values the float32 pass flags only spuriously (a log-prob at the tolerance or beyond float32, a huge advantage) give the plain-array mask', () => {
+    // 8 tokens (two SIMD steps); each edge value sits among ordinary ones
+    const lp = [LOGP_TOLERANCE, -0.1, -1e39, -0.5, Math.log(0.9), -2, -1e-50, -0.3];
+    const lq = [-0.2, LOGP_TOLERANCE, Math.log(0.5), -1e300, Math.log(0.5), -2.1, 0, -0.3];
+    const a = [1, -1, 0.5, -2, 1e308, -1e308, 1e-300, -1e-300];
+    const plain = dppoMask(lp, lq, a);
+    expect(Array.from(dppoMask(Float64Array.from(lp), Float64Array.from(lq), Float64Array.from(a)))).toEqual(plain);
+    expect(plain[4]).toBe(0); // p rose by 0.4 > 0.2 on a positive token
+  });
+
   /** Log-probs whose p - q straddles the threshold by a few float64 (or float32) ulps. */
   function straddling(n: number, f32: boolean, lo: number, hi: number) {
     const lp: number[] = [];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { finiteArray, isArrayLikeOfAny, parseOptions, sameLength } from '../errors/validate.js';
 import { expInto, SIMD_CHUNK, tvNearWindow } from '../numeric/simd/expInto.js';
+import { f32Floor } from '../numeric/simd/f32Floor.js';
 import { simdModule, type SimdExports } from '../numeric/simd/simdModule.js';
 import { viewCache } from '../numeric/simd/viewCache.js';
 import { DPPO_DROP_RULES, tvDrops } from './dppoRules.js';
@@ -79,26 +80,31 @@ export function dppoMask(
     if (m !== null) {
       const mask = tvMaskSimd(m, logpNew, logpRollout, advantages, o.deltaLow ?? o.delta, o.deltaHigh ?? o.delta);
       if (mask !== null) return mask;
-      // a bad value (or a spurious flag for |values| > 1e307): the exact pass names it or decides
+      // a bad value (or a spurious flag: a log-prob beyond float32 range or within a float32 step of the
+      // tolerance, an advantage beyond 1e307): the exact pass names it or decides
     }
   }
   return maskPass('dppoMask', logpNew, logpRollout, advantages, opts).mask;
 }
 
-/** Byte offsets of the chunk buffers of {@link tvMaskSimd} in the module's own memory (float64 chunks). */
+/** Byte offsets of the chunk buffers of {@link tvMaskSimd} in the module's own memory (float64 chunks, then the near list). */
 const MB = SIMD_CHUNK * 8;
 const maskViewsOf = viewCache((buf) => {
   const v = (k: number) => new Float64Array(buf, k * MB, SIMD_CHUNK);
-  return { lp: v(0), lq: v(1), a: v(2), out: v(3) };
+  return { lp: v(0), lq: v(1), a: v(2), out: v(3), near: new Int32Array(buf, 4 * MB, SIMD_CHUNK) };
 });
+
+/** The log-prob tolerance as the float32 the WASM pass compares with (see `tv_mask_f64`). */
+const TOL32 = f32Floor(LOGP_TOLERANCE);
 
 /**
  * The Binary-TV mask of typed arrays in WebAssembly SIMD (`tv_mask_f64` of `simd.wat`):
  * per chunk of {@link SIMD_CHUNK} tokens, the values are copied into the module's memory,
- * validated, and decided four at a time with a fast float32 exp; a token whose `dp` lies
- * within the pass's error bound of a threshold comes back "near" (2) and is decided here
- * in float64 with `Math.exp`, so the mask is exactly that of the float64 rule. `null` when
- * a value is bad (the caller's exact pass then throws the coded error naming it).
+ * validated, and decided four at a time with a fast float32 exp, in one pass; the tokens
+ * whose `dp` lies within the pass's error bound of a threshold come back in a list ("near")
+ * and are decided here in float64 with `Math.exp`, so the mask is exactly that of the
+ * float64 rule. `null` when a value may be bad (the caller's exact pass then throws the
+ * coded error naming it, or decides).
  */
 function tvMaskSimd<T extends FloatArray>(m: SimdExports, lp: T, lq: FloatArray, a: FloatArray, lo: number, hi: number): T | null {
   const n = lp.length;
@@ -111,18 +117,19 @@ function tvMaskSimd<T extends FloatArray>(m: SimdExports, lp: T, lq: FloatArray,
   m.bad.value = 0;
   for (let s = 0; s < n4; s += SIMD_CHUNK) {
     const e = Math.min(n4, s + SIMD_CHUNK);
+    const full = e - s === SIMD_CHUNK;
     v.lp.set(lp.subarray(s, e));
     v.lq.set(lq.subarray(s, e));
     v.a.set(a.subarray(s, e));
-    const near = m.tv_mask_f64(0, MB, 2 * MB, 3 * MB, e - s, 4 * MB, lo32, hi32, win, LOGP_TOLERANCE);
+    const near = m.tv_mask_f64(0, MB, 2 * MB, 3 * MB, e - s, 4 * MB, lo32, hi32, win, TOL32);
     if (m.bad.value !== 0) return null;
-    if (near > 0) {
-      const out = v.out;
-      for (let i = 0; i < e - s; i++) {
-        if (out[i] === 2) out[i] = tvDrops(lp[s + i]!, lq[s + i]!, Math.exp(lp[s + i]!), Math.exp(lq[s + i]!), a[s + i]! > 0, lo, hi) ? 0 : 1;
-      }
+    const out = v.out;
+    for (let k = 0; k < near; k++) {
+      const i = v.near[k]!;
+      const t = s + i;
+      out[i] = tvDrops(lp[t]!, lq[t]!, Math.exp(lp[t]!), Math.exp(lq[t]!), a[t]! > 0, lo, hi) ? 0 : 1;
     }
-    mask.set(v.out.subarray(0, e - s), s);
+    mask.set(full ? out : out.subarray(0, e - s), s);
   }
   for (let t = n4; t < n; t++) {
     const x = lp[t]!;

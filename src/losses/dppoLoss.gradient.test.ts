@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from '../backend/useBackend.js';
 import { TEST_BACKENDS } from '../../test/helpers/backends.js';
@@ -17,6 +18,20 @@ describe.each(TEST_BACKENDS)('dppoLoss gradient on %s', (backend) => {
     const { grad } = await lossAndGrad(x);
     const fd = await numericGradientAsync((lpn) => dppoLoss({ ...x, logpNew: lpn }), x.logpNew, { h: 1e-2 });
     for (let i = 0; i < fd.length; i++) expect(Math.abs(fd[i]! - grad[i]!)).toBeLessThanOrEqual(FD_TOL);
+  });
+
+  it('the chain rule: the gradient of c * loss is c times that of the loss (dy = c, not 1), and nothing leaks', async () => {
+    const x = inputsOf(LPN, LPR, ADV, MASK);
+    const { grad } = await lossAndGrad(x);
+    const before = tf.memory().numTensors;
+    for (const c of [1, 3, -0.5]) {
+      const g = tf.grad((lpn: tf.Tensor) => tf.mul(dppoLoss({ ...x, logpNew: lpn }), c))(x.logpNew);
+      const v = await g.data();
+      g.dispose();
+      v.forEach((gi, i) => expect(gi).toBe(Math.fround(c * grad[i]!)));
+    }
+    expect(tf.memory().numTensors).toBe(before);
+    tf.dispose([x.logpNew, x.logpRollout, x.advantages, x.lossMask]);
   });
 
   const batch = fc.integer({ min: 1, max: 10 }).chain((n) =>

@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { SIMD_CHUNK } from '../../numeric/simd/expInto.js';
+import { f32Floor } from '../../numeric/simd/f32Floor.js';
 import { simdModule, simdModuleOn } from '../../numeric/simd/simdModule.js';
 import { C_A, C_LP, C_LQ, C_W, copyViewsOf, heapMemory, isWasmBackend } from './dppoHostViews.js';
 
@@ -11,16 +12,6 @@ import { C_A, C_LP, C_LQ, C_W, copyViewsOf, heapMemory, isWasmBackend } from './
  * something is bad, `dppoLoss` names the offending element with its JavaScript checks.
  * @internal
  */
-
-/** The largest float32 not above `x` (so `f32 <= it` is exactly `f32 <= x` in float64). */
-function f32Floor(x: number): number {
-  const r = Math.fround(x);
-  if (r <= x) return r;
-  const b = new Float32Array([r]);
-  const u = new Int32Array(b.buffer);
-  u[0] = r > 0 ? u[0]! - 1 : u[0]! + 1;
-  return b[0]!;
-}
 
 /** What {@link checkDppoInputsHost} found: `bad` 0 (all good), else 1 (a log-prob or advantage), 2 (the mask). */
 export interface DppoInputCheck {

@@ -58,7 +58,7 @@ export const C_A = 2 * CB;
 export const C_W = 3 * CB;
 /** @internal */
 export const C_G = 4 * CB;
-/** Two chunks of scratch after the copy buffers. @internal */
+/** Scratch after the copy buffers (two chunks; `tv_loss_f32` keeps its near list there). @internal */
 export const C_SCRATCH = 5 * CB; // 2 CB
 
 /** Float32 views of the copy buffers (`lp`, `lq`, `a`, `w` in, `g` out) in the module's memory. @internal */
@@ -68,11 +68,13 @@ export interface CopyViews {
   a: Float32Array;
   w: Float32Array;
   g: Float32Array;
+  /** The near list of `tv_loss_f32` (token indices in the chunk), at {@link C_SCRATCH}. */
+  near: Int32Array;
 }
 /** The {@link CopyViews} of a module's memory, made again when the memory grew (a new buffer). @internal */
 export const copyViewsOf: (m: SimdExports) => CopyViews = viewCache((buf) => {
   const v = (at: number) => new Float32Array(buf, at, SIMD_CHUNK);
-  return { lp: v(C_LP), lq: v(C_LQ), a: v(C_A), w: v(C_W), g: v(C_G) };
+  return { lp: v(C_LP), lq: v(C_LQ), a: v(C_A), w: v(C_W), g: v(C_G), near: new Int32Array(buf, C_SCRATCH, SIMD_CHUNK) };
 });
 
 /**

@@ -207,8 +207,20 @@ export function runDppoKernel(x: DppoKernelInputs, attrs: DppoKernelAttrs): [tf.
 }
 
 /**
+ * Whether the upstream gradient `dy` is the scalar 1 (as `tf.grad` / `tf.valueAndGrad` of the
+ * loss itself pass it), read only on `cpu` and `wasm`, where a scalar reads back at once
+ * (never on `webgpu`, where a read would wait for the device).
+ */
+function isUnitScalar(dy: tf.Tensor): boolean {
+  const b = tf.getBackend();
+  return dy.size === 1 && dy.dtype === 'float32' && (b === 'cpu' || b === 'wasm') && dy.dataSync()[0] === 1;
+}
+
+/**
  * The differentiable fused loss: the kernel's `loss`, with gradient `dy * grad` to
- * `logpNew` (the other three inputs are constants, closed over).
+ * `logpNew` (the other three inputs are constants, closed over). When `dy` is 1 on
+ * `cpu` / `wasm` the gradient is `grad` itself (a copy, or on `cpu` a shared buffer:
+ * `1 * g = g` exactly, without an elementwise multiply).
  */
 export function dppoFusedLoss(x: DppoKernelInputs, attrs: DppoKernelAttrs): tf.Scalar {
   const op = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
@@ -218,7 +230,7 @@ export function dppoFusedLoss(x: DppoKernelInputs, attrs: DppoKernelAttrs): tf.S
     save([grad]);
     return {
       value: loss,
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.mul(dy, saved[0]!),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => (isUnitScalar(dy) ? tf.clone(saved[0]!) : tf.mul(dy, saved[0]!)),
     };
   });
   return op(x.logpNew) as tf.Scalar;

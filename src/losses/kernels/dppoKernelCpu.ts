@@ -28,7 +28,7 @@ export { checkDppoInputsHost, type DppoInputCheck } from './checkDppoInputsHost.
  * into the module's own memory. Decisions stay exactly those of the float64 rule with
  * `Math.exp` (those of the array `dppoMask`): a token whose `dp` lies within a bound of
  * a threshold (or `|lp - lq|` near the clamp, or `rho` near the cap) is left "near" by
- * the WASM pass (gradient NaN as a marker) and decided again in float64 by `exactTerm`;
+ * the WASM pass (its index goes to a near list) and decided again in float64 by `exactTerm`;
  * the bound is many times the largest error of `fexp4` (checked over every float32
  * input, see `simd.test.ts`). Values: `rho`, loss terms and gradient carry float32
  * round-off (relative ~3e-7), the loss sum is float64.

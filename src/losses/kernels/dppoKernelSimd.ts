@@ -11,7 +11,8 @@ import { C_A, C_G, C_LP, C_LQ, C_SCRATCH, C_W, copyViewsOf, heapMemory, heapScra
  * division-free `fexp4`, the tv rule, `rho = p / q`, the cap, the gradient in float32 and
  * the loss in float64). Two ways to feed it: in place on tfjs-backend-wasm's heap
  * ({@link tvPassInPlace}, no copy), or chunks copied into the module's own memory
- * ({@link tvPassCopy}). Tokens the pass marks near a threshold (gradient NaN) and the
+ * ({@link tvPassCopy}). Tokens the pass lists as near a threshold (one pass, `p` and `q` computed in
+ * the rule loop) and the
  * tail of fewer than 4 tokens are decided in float64 by `exactTerm` (`dppoKernelFloat64.ts`).
  * @internal
  */
@@ -26,8 +27,9 @@ const f32 = Math.fround;
 
 /**
  * The WASM tv pass over tokens `[0, n4)` (n4 a multiple of 4) by chunks; `run(s, e)` calls
- * `tv_loss_f32` on chunk `[s, e)` and returns `[loss, gradient view of the chunk]`; near tokens
- * (marked NaN) are decided again by `exactTerm`; then the tail `[n4, n)`.
+ * `tv_loss_f32` on chunk `[s, e)` and returns `[loss, gradient view of the chunk, near list]`;
+ * the near tokens (their indices in the list, `m.nearN` of them) are decided again by
+ * `exactTerm`; then the tail `[n4, n)`.
  */
 function tvChunks(
   m: SimdExports,
@@ -38,7 +40,7 @@ function tvChunks(
   attrs: DppoKernelAttrs,
   wScale: number,
   grad: Float32Array,
-  run: (s: number, e: number) => { loss: number; g: Float32Array },
+  run: (s: number, e: number) => { loss: number; g: Float32Array; near: Int32Array },
 ): number {
   const n = lpn.length;
   const n4 = n - (n % 4);
@@ -50,14 +52,10 @@ function tvChunks(
     const e = Math.min(n4, s + SIMD_CHUNK);
     const r = run(s, e);
     loss += r.loss;
-    if (m.nearN.value > 0) {
-      const g = r.g;
-      for (let i = 0; i < e - s; i++) {
-        const x = g[i]!;
-        if (x !== x) {
-          loss += exactTerm(lpn, lpr, adv, w, wScale, s + i, lo, hi, c, g, i);
-        }
-      }
+    const nearN = m.nearN.value;
+    for (let k = 0; k < nearN; k++) {
+      const i = r.near[k]!;
+      loss += exactTerm(lpn, lpr, adv, w, wScale, s + i, lo, hi, c, r.g, i);
     }
     if (r.g.buffer !== grad.buffer) grad.set(r.g.subarray(0, e - s), s); // the copy path
   }
@@ -82,7 +80,7 @@ export function tvPassCopy(m: SimdExports, lpn: Float32Array | Float64Array, lpr
     v.a.set(adv.subarray(s, e));
     v.w.set(w.subarray(s, e));
     const loss = m.tv_loss_f32(C_LP, C_LQ, C_A, C_W, C_G, e - s, C_SCRATCH, lo, hi, win, cap, opt, wScale);
-    return { loss, g: v.g };
+    return { loss, g: v.g, near: v.near };
   });
 }
 
@@ -96,9 +94,10 @@ export function tvPassInPlace(b: WasmBackendLike, lpn: Float32Array, lpr: Float3
   const m = simdModuleOn(mem);
   if (m === null) return null;
   const sc = heapScratchOf(b);
+  const near = new Int32Array(mem.buffer, sc, SIMD_CHUNK); // the near list (no allocation below: the view stays valid)
   const { lo, hi, cap, win, opt, wScale } = tvArgs(attrs);
   return tvChunks(m, lpn, lpr, adv, w, attrs, wScale, grad, (s, e) => {
     const loss = m.tv_loss_f32(lpn.byteOffset + 4 * s, lpr.byteOffset + 4 * s, adv.byteOffset + 4 * s, w.byteOffset + 4 * s, grad.byteOffset + 4 * s, e - s, sc, lo, hi, win, cap, opt, wScale);
-    return { loss, g: grad.subarray(s, e) };
+    return { loss, g: grad.subarray(s, e), near };
   });
 }

@@ -144,6 +144,25 @@ describe('WASM SIMD exp and log', () => {
     expect(Array.from(dst.subarray(0, 4))).toEqual([NaN, 1, 0, 0]);
   });
 
+  it('each inline copy of fexp4 in the DPPO passes is the text of the tested reference ($expChunk), names aside', async () => {
+    const wat = await readFile(new URL('./simd.wat', import.meta.url), 'utf8');
+    // a copy: from its ';; $Y = fexp4($X)' line to the line zeroing Y below the clamp; code lines only
+    const re = /;; (\$\w+) = fexp4\((\$\w+)\)[^\n]*\n([\s\S]*?\(local\.set \1 \(v128\.andnot[^\n]*)/g;
+    const copies = [...wat.matchAll(re)].map(([, y, x, body]) =>
+      body!
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && !l.startsWith(';;'))
+        .join('\n')
+        .replace(/\$(xc|t|k|r)\d\b/g, '$$$1')
+        .replace(new RegExp(`\\${y}\\b`, 'g'), '$$Y')
+        .replace(new RegExp(`\\${x}\\b`, 'g'), '$$X'),
+    );
+    expect(copies.length).toBe(5); // the reference, two in tv_mask_f64, two in tv_loss_f32
+    for (const c of copies.slice(1)) expect(c).toBe(copies[0]);
+    expect(copies[0]).toContain('(f32x4.add (local.get $p1) (f32x4.mul (local.get $r) (local.get $p0)))');
+  });
+
   it('the near band of the DPPO tv passes is 2^-18 (2 e^1e-4 + max(lo, hi)) + 2^-22', () => {
     expect(tvNearWindow(0.2, 0.2)).toBeCloseTo(2 ** -18 * (2 * Math.exp(1e-4) + 0.2) + 2 ** -22, 12);
     expect(tvNearWindow(0.1, 0.3)).toBeGreaterThan(tvNearWindow(0.2, 0.2));

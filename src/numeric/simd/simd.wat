@@ -221,58 +221,70 @@
         (br $next))))
 
   ;; ---------------------------------------------------------------------------------------
-  ;; fexp4, a fast exp on f32x4 (division-free), written once, inline in $expChunk's loop with
-  ;; its constants in locals (V8 neither hoists v128 constants out of loops nor inlines calls):
-  ;; x = k ln2 + r (|r| <= ln2/2, Cody-Waite with cephes' two-part ln2), e^r by cephes' expf
+  ;; fexp4, a fast exp on f32x4 (division-free): x = k ln2 + r (|r| <= ln2/2, Cody-Waite with cephes' two-part ln2), e^r by cephes' expf
   ;; polynomial, 2^k by building the exponent bits. Inputs are clamped to
   ;; [-87.3365478515625, 88]: below, 0 (e^x < 2^-126); above 88, e^88 (the DPPO passes only
   ;; use it on log-probs, <= 1e-4 once validated); NaN stays NaN. Largest
   ;; relative error against Math.exp over every float32 in [-87.34, 1e-4] (checked exhaustively,
   ;; see simd.test.ts): 8.14e-8 (2^-23.55), relative to max(e^x, 2^-126).
   ;;
-  ;; dst[i] (f32) = fexp4(src[i]) for i < n (a multiple of 4); src is f32 ($wide = 0) or f64
-  ;; ($wide = 1: each value rounded to f32 first).
-  (func $expChunk (param $src i32) (param $dst i32) (param $n i32) (param $wide i32)
+  ;; The reference text is the loop of $expChunk (the accuracy test runs it through fexp_f32);
+  ;; the DPPO passes hold the same text inline in their loops, on their own locals (V8 does
+  ;; not inline wasm calls, and one pass with p, q in registers beats writing them to memory
+  ;; first); simd.test.ts checks every inline copy equals the reference, names aside.
+  ;; Constants: each function copies them from the mutable globals $G_* (and $K_*) into locals
+  ;; before its loop. A v128.const, even one set into a local, is folded by TurboFan and built
+  ;; again at every use inside the loop (three instructions each); a mutable global's value
+  ;; cannot be folded, so it stays in a register (or a stack slot) across the loop.
+  (global $G_xmin (mut v128) (v128.const f32x4 -87.3365478515625 -87.3365478515625 -87.3365478515625 -87.3365478515625))
+  (global $G_xmax (mut v128) (v128.const f32x4 88 88 88 88))
+  (global $G_log2e (mut v128) (v128.const f32x4 1.4426950216293335 1.4426950216293335 1.4426950216293335 1.4426950216293335))
+  (global $G_shift (mut v128) (v128.const f32x4 12582912 12582912 12582912 12582912))
+  (global $G_c1 (mut v128) (v128.const f32x4 0.693359375 0.693359375 0.693359375 0.693359375))
+  (global $G_c2 (mut v128) (v128.const f32x4 -2.12194440e-4 -2.12194440e-4 -2.12194440e-4 -2.12194440e-4))
+  (global $G_p0 (mut v128) (v128.const f32x4 1.9875691500e-4 1.9875691500e-4 1.9875691500e-4 1.9875691500e-4))
+  (global $G_p1 (mut v128) (v128.const f32x4 1.3981999507e-3 1.3981999507e-3 1.3981999507e-3 1.3981999507e-3))
+  (global $G_p2 (mut v128) (v128.const f32x4 8.3334519073e-3 8.3334519073e-3 8.3334519073e-3 8.3334519073e-3))
+  (global $G_p3 (mut v128) (v128.const f32x4 4.1665795894e-2 4.1665795894e-2 4.1665795894e-2 4.1665795894e-2))
+  (global $G_p4 (mut v128) (v128.const f32x4 1.6666665459e-1 1.6666665459e-1 1.6666665459e-1 1.6666665459e-1))
+  (global $G_p5 (mut v128) (v128.const f32x4 5.0000001201e-1 5.0000001201e-1 5.0000001201e-1 5.0000001201e-1))
+  (global $G_one (mut v128) (v128.const f32x4 1 1 1 1))
+  (global $G_bias (mut v128) (v128.const i32x4 127 127 127 127))
+  ;; dst[i] (f32) = fexp4(src[i]) (f32) for i < n (a multiple of 4).
+  (func $expChunk (param $src i32) (param $dst i32) (param $n i32)
     (local $end i32) (local $x v128) (local $xc v128) (local $t v128) (local $k v128) (local $r v128) (local $y v128)
     (local $xmin v128) (local $xmax v128) (local $log2e v128) (local $shift v128) (local $c1 v128) (local $c2 v128)
     (local $p0 v128) (local $p1 v128) (local $p2 v128) (local $p3 v128) (local $p4 v128) (local $p5 v128) (local $one v128)
     (local $bias v128)
-    (local.set $xmin (v128.const f32x4 -87.3365478515625 -87.3365478515625 -87.3365478515625 -87.3365478515625))
-    (local.set $xmax (v128.const f32x4 88 88 88 88))
-    (local.set $log2e (v128.const f32x4 1.4426950216293335 1.4426950216293335 1.4426950216293335 1.4426950216293335))
-    (local.set $shift (v128.const f32x4 12582912 12582912 12582912 12582912))
-    (local.set $c1 (v128.const f32x4 0.693359375 0.693359375 0.693359375 0.693359375))
-    (local.set $c2 (v128.const f32x4 -2.12194440e-4 -2.12194440e-4 -2.12194440e-4 -2.12194440e-4))
-    (local.set $p0 (v128.const f32x4 1.9875691500e-4 1.9875691500e-4 1.9875691500e-4 1.9875691500e-4))
-    (local.set $p1 (v128.const f32x4 1.3981999507e-3 1.3981999507e-3 1.3981999507e-3 1.3981999507e-3))
-    (local.set $p2 (v128.const f32x4 8.3334519073e-3 8.3334519073e-3 8.3334519073e-3 8.3334519073e-3))
-    (local.set $p3 (v128.const f32x4 4.1665795894e-2 4.1665795894e-2 4.1665795894e-2 4.1665795894e-2))
-    (local.set $p4 (v128.const f32x4 1.6666665459e-1 1.6666665459e-1 1.6666665459e-1 1.6666665459e-1))
-    (local.set $p5 (v128.const f32x4 5.0000001201e-1 5.0000001201e-1 5.0000001201e-1 5.0000001201e-1))
-    (local.set $one (v128.const f32x4 1 1 1 1))
-    (local.set $bias (v128.const i32x4 127 127 127 127))
+    (local.set $xmin (global.get $G_xmin))
+    (local.set $xmax (global.get $G_xmax))
+    (local.set $log2e (global.get $G_log2e))
+    (local.set $shift (global.get $G_shift))
+    (local.set $c1 (global.get $G_c1))
+    (local.set $c2 (global.get $G_c2))
+    (local.set $p0 (global.get $G_p0))
+    (local.set $p1 (global.get $G_p1))
+    (local.set $p2 (global.get $G_p2))
+    (local.set $p3 (global.get $G_p3))
+    (local.set $p4 (global.get $G_p4))
+    (local.set $p5 (global.get $G_p5))
+    (local.set $one (global.get $G_one))
+    (local.set $bias (global.get $G_bias))
     (local.set $end (i32.add (local.get $dst) (i32.shl (local.get $n) (i32.const 2))))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $dst) (local.get $end)))
-        (if (local.get $wide)
-          (then
-            (local.set $x
-              (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-                (f32x4.demote_f64x2_zero (v128.load (local.get $src)))
-                (f32x4.demote_f64x2_zero (v128.load offset=16 (local.get $src)))))
-            (local.set $src (i32.add (local.get $src) (i32.const 32))))
-          (else
-            (local.set $x (v128.load (local.get $src)))
-            (local.set $src (i32.add (local.get $src) (i32.const 16)))))
+        (local.set $x (v128.load (local.get $src)))
+        (local.set $src (i32.add (local.get $src) (i32.const 16)))
+        ;; $y = fexp4($x) (the reference copy: every inline copy below is this text, names aside)
         ;; clamp (pmax/pmin with x first keep a NaN)
         (local.set $xc (f32x4.pmin (f32x4.pmax (local.get $x) (local.get $xmin)) (local.get $xmax)))
         ;; t = x log2(e) + 1.5 * 2^23: its low mantissa bits hold k = round(x log2 e)
         (local.set $t (f32x4.add (f32x4.mul (local.get $xc) (local.get $log2e)) (local.get $shift)))
         (local.set $k (f32x4.sub (local.get $t) (local.get $shift)))
         ;; r = (x - k C1) - k C2, C1 = 0.693359375 (9 bits: k C1 and x - k C1 are exact), C2 = -2.12194440e-4
-        (local.set $r (f32x4.sub (f32x4.sub (local.get $xc) (f32x4.mul (local.get $k) (local.get $c1))) (f32x4.mul (local.get $k) (local.get $c2))))
         ;; e^r = 1 + r + r^2 (p5 + r (p4 + r (p3 + r (p2 + r (p1 + r p0)))))  (cephes expf)
+        (local.set $r (f32x4.sub (f32x4.sub (local.get $xc) (f32x4.mul (local.get $k) (local.get $c1))) (f32x4.mul (local.get $k) (local.get $c2))))
         (local.set $y
           (f32x4.add (local.get $one)
             (f32x4.add (local.get $r)
@@ -286,7 +298,7 @@
                             (f32x4.add (local.get $p2)
                               (f32x4.mul (local.get $r)
                                 (f32x4.add (local.get $p1) (f32x4.mul (local.get $r) (local.get $p0)))))))))))))))
-        ;; times 2^k: exponent bits (k + 127) << 23 (k in [-126, 127] after the clamp)
+        ;; times 2^k: exponent bits (k + 127) << 23 (k in [-126, 127] after the clamp); 0 below the clamp
         (local.set $y (f32x4.mul (local.get $y) (i32x4.shl (i32x4.add (local.get $t) (local.get $bias)) (i32.const 23))))
         (local.set $y (v128.andnot (local.get $y) (f32x4.lt (local.get $x) (local.get $xmin))))
         (v128.store (local.get $dst) (local.get $y))
@@ -295,7 +307,7 @@
 
   ;; dst[i] = fexp4(src[i]), f32 in and out, n a multiple of 4 (for the accuracy test).
   (func (export "fexp_f32") (param $src i32) (param $dst i32) (param $n i32)
-    (call $expChunk (local.get $src) (local.get $dst) (local.get $n) (i32.const 0)))
+    (call $expChunk (local.get $src) (local.get $dst) (local.get $n)))
 
   ;; ---------------------------------------------------------------------------------------
   ;; DPPO Binary-TV passes (issue #13). The rule, with p = fexp4(lp), q = fexp4(lq) (float32):
@@ -309,97 +321,157 @@
   ;; so every other decision equals the float64 rule.
 
   ;; Counters the passes add to (the caller resets and reads them).
-  (global $kept (export "kept") (mut i32) (i32.const 0))
-  (global $dropPos (export "dropPos") (mut i32) (i32.const 0))
   (global $ones (export "ones") (mut i32) (i32.const 0))
   (global $bad (export "bad") (mut i32) (i32.const 0))
   ;; near tokens of the last tv_loss_f32 call
   (global $nearN (export "nearN") (mut i32) (i32.const 0))
+
+  (global $K_sign (mut v128) (v128.const i32x4 0x80000000 0x80000000 0x80000000 0x80000000))
+  (global $K_one (mut v128) (v128.const f32x4 1 1 1 1))
+  (global $K_two (mut v128) (v128.const f32x4 2 2 2 2))
+  (global $K_one4 (mut v128) (v128.const f32x4 1 1 1 1))
+  (global $K_ok01 (mut v128) (v128.const i32x4 -1 -1 -1 -1))
+  (global $K_lrIn (mut v128) (v128.const f32x4 19.9999847412109375 19.9999847412109375 19.9999847412109375 19.9999847412109375))
+  (global $K_lpMin (mut v128) (v128.const f32x4 -87 -87 -87 -87))
+  (global $K_nan (mut v128) (v128.const f32x4 nan nan nan nan))
+  (global $K_ones (mut v128) (v128.const i32x4 -1 -1 -1 -1))
 
   (func $sum4 (param $v v128) (result i32)
     (i32.add
       (i32.add (i32x4.extract_lane 0 (local.get $v)) (i32x4.extract_lane 1 (local.get $v)))
       (i32.add (i32x4.extract_lane 2 (local.get $v)) (i32x4.extract_lane 3 (local.get $v)))))
 
-  ;; The tv mask of n (a multiple of 4) float64 tokens: out[t] (f64) = 1 keep, 0 drop, 2 near
-  ;; (undecided). Returns the number of near tokens; adds the decided kept tokens to $kept and
-  ;; the decided dropped A > 0 tokens to $dropPos; sets $bad to 1 when some value is not
-  ;; finite or a log-prob exceeds $tol (or, for |values| > 1e307, may do so spuriously: the
-  ;; caller then takes the exact path). $scratch holds 8n bytes.
+  ;; The tv mask of n (a multiple of 4) float64 tokens, one pass: out[t] (f64) = 1 keep, 0 drop;
+  ;; a near token (undecided) gets 1 and its index (from 0) is appended to the near list at
+  ;; $list (i32, up to 4n bytes). Returns the number of near tokens. Sets $bad to 1 when some
+  ;; value may be bad: a log-prob NaN, infinite or >= $tol (the caller passes the largest
+  ;; float32 <= its tolerance: float64 log-probs are compared after rounding to float32, so
+  ;; every value above the tolerance is caught, and values within a float32 step below it are
+  ;; caught spuriously), beyond float32 range, or an advantage not finite (or beyond 1e307: then
+  ;; spuriously). A flag sends the caller to its exact path.
   (func (export "tv_mask_f64")
-    (param $lp i32) (param $lq i32) (param $a i32) (param $out i32) (param $n i32) (param $scratch i32)
-    (param $lo f32) (param $hi f32) (param $win f32) (param $tol f64) (result i32)
-    (local $P i32) (local $Q i32) (local $end i32)
-    (local $hi4 v128) (local $nlo4 v128) (local $win4 v128) (local $sign v128) (local $zero v128) (local $one v128) (local $two v128)
-    (local $lp0 v128) (local $lp1 v128) (local $lq0 v128) (local $lq1 v128) (local $a0 v128) (local $a1 v128)
-    (local $fin v128) (local $mx v128) (local $pos v128) (local $d v128)
+    (param $lp i32) (param $lq i32) (param $a i32) (param $out i32) (param $n i32) (param $list i32)
+    (param $lo f32) (param $hi f32) (param $win f32) (param $tol f32) (result i32)
+    (local $i i32) (local $nl i32)
+    (local $xmin v128) (local $xmax v128) (local $log2e v128) (local $shift v128) (local $c1 v128) (local $c2 v128) (local $p0 v128) (local $p1 v128) (local $p2 v128) (local $p3 v128) (local $p4 v128) (local $p5 v128) (local $one v128) (local $bias v128)
+    (local $xc0 v128) (local $t0 v128) (local $k0 v128) (local $r0 v128) (local $xc1 v128) (local $t1 v128) (local $k1 v128) (local $r1 v128)
+    (local $hi4 v128) (local $nlo4 v128) (local $win4 v128) (local $sign v128) (local $zero v128)
+    (local $x v128) (local $y v128) (local $P v128) (local $Q v128) (local $a0 v128) (local $a1 v128)
+    (local $finA v128) (local $fin v128) (local $mx v128) (local $pos v128) (local $d v128)
     (local $drop v128) (local $near v128) (local $o v128)
-    (local $keptAcc v128) (local $dposAcc v128) (local $nearAcc v128)
-    (local.set $P (local.get $scratch))
-    (local.set $Q (i32.add (local.get $scratch) (i32.shl (local.get $n) (i32.const 2))))
-    (call $expChunk (local.get $lp) (local.get $P) (local.get $n) (i32.const 1))
-    (call $expChunk (local.get $lq) (local.get $Q) (local.get $n) (i32.const 1))
+    (local.set $xmin (global.get $G_xmin))
+    (local.set $xmax (global.get $G_xmax))
+    (local.set $log2e (global.get $G_log2e))
+    (local.set $shift (global.get $G_shift))
+    (local.set $c1 (global.get $G_c1))
+    (local.set $c2 (global.get $G_c2))
+    (local.set $p0 (global.get $G_p0))
+    (local.set $p1 (global.get $G_p1))
+    (local.set $p2 (global.get $G_p2))
+    (local.set $p3 (global.get $G_p3))
+    (local.set $p4 (global.get $G_p4))
+    (local.set $p5 (global.get $G_p5))
+    (local.set $one (global.get $G_one))
+    (local.set $bias (global.get $G_bias))
+    (local.set $nl (local.get $list))
     (local.set $hi4 (f32x4.splat (local.get $hi)))
     (local.set $nlo4 (f32x4.neg (f32x4.splat (local.get $lo))))
     (local.set $win4 (f32x4.splat (local.get $win)))
-    (local.set $sign (v128.const i32x4 0x80000000 0x80000000 0x80000000 0x80000000))
-    (local.set $one (v128.const f32x4 1 1 1 1))
-    (local.set $two (v128.const f32x4 2 2 2 2))
-    (local.set $mx (f64x2.splat (f64.const -inf)))
-    (local.set $end (i32.add (local.get $P) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $sign (global.get $K_sign))
+    (local.set $mx (f32x4.splat (f32.const -inf)))
     (block $done
       (loop $next
-        (br_if $done (i32.ge_u (local.get $P) (local.get $end)))
-        (local.set $lp0 (v128.load (local.get $lp)))
-        (local.set $lp1 (v128.load offset=16 (local.get $lp)))
-        (local.set $lq0 (v128.load (local.get $lq)))
-        (local.set $lq1 (v128.load offset=16 (local.get $lq)))
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        ;; the log-probs rounded to float32
+        (local.set $x
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (v128.load (local.get $lp)))
+            (f32x4.demote_f64x2_zero (v128.load offset=16 (local.get $lp)))))
+        (local.set $y
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (v128.load (local.get $lq)))
+            (f32x4.demote_f64x2_zero (v128.load offset=16 (local.get $lq)))))
         (local.set $a0 (v128.load (local.get $a)))
         (local.set $a1 (v128.load offset=16 (local.get $a)))
-        ;; validation in float64: (sum of the values) * 0 is NaN iff one is not finite
-        ;; (or the sum overflows, |values| > 1e307: then spuriously); running max of the log-probs
-        (local.set $fin
-          (f64x2.add (local.get $fin)
-            (f64x2.mul
-              (f64x2.add
-                (f64x2.add (f64x2.add (local.get $lp0) (local.get $lq0)) (local.get $a0))
-                (f64x2.add (f64x2.add (local.get $lp1) (local.get $lq1)) (local.get $a1)))
-              (local.get $zero))))
-        (local.set $mx (f64x2.pmax (f64x2.pmax (local.get $mx) (f64x2.pmax (local.get $lp0) (local.get $lq0))) (f64x2.pmax (local.get $lp1) (local.get $lq1))))
+        ;; validation: x*0 + y*0 is NaN iff one is not finite (float32); a*0 likewise (float64,
+        ;; the sum overflows only beyond 1e307); running max of the log-probs
+        (local.set $fin (f32x4.add (local.get $fin) (f32x4.add (f32x4.mul (local.get $x) (local.get $zero)) (f32x4.mul (local.get $y) (local.get $zero)))))
+        (local.set $finA (f64x2.add (local.get $finA) (f64x2.add (f64x2.mul (local.get $a0) (local.get $zero)) (f64x2.mul (local.get $a1) (local.get $zero)))))
+        (local.set $mx (f32x4.pmax (local.get $mx) (f32x4.pmax (local.get $x) (local.get $y))))
+        ;; $P = fexp4($x) (the same operations as $expChunk)
+        (local.set $xc0 (f32x4.pmin (f32x4.pmax (local.get $x) (local.get $xmin)) (local.get $xmax)))
+        (local.set $t0 (f32x4.add (f32x4.mul (local.get $xc0) (local.get $log2e)) (local.get $shift)))
+        (local.set $k0 (f32x4.sub (local.get $t0) (local.get $shift)))
+        (local.set $r0 (f32x4.sub (f32x4.sub (local.get $xc0) (f32x4.mul (local.get $k0) (local.get $c1))) (f32x4.mul (local.get $k0) (local.get $c2))))
+        (local.set $P
+          (f32x4.add (local.get $one)
+            (f32x4.add (local.get $r0)
+              (f32x4.mul (f32x4.mul (local.get $r0) (local.get $r0))
+                (f32x4.add (local.get $p5)
+                  (f32x4.mul (local.get $r0)
+                    (f32x4.add (local.get $p4)
+                      (f32x4.mul (local.get $r0)
+                        (f32x4.add (local.get $p3)
+                          (f32x4.mul (local.get $r0)
+                            (f32x4.add (local.get $p2)
+                              (f32x4.mul (local.get $r0)
+                                (f32x4.add (local.get $p1) (f32x4.mul (local.get $r0) (local.get $p0)))))))))))))))
+        (local.set $P (f32x4.mul (local.get $P) (i32x4.shl (i32x4.add (local.get $t0) (local.get $bias)) (i32.const 23))))
+        (local.set $P (v128.andnot (local.get $P) (f32x4.lt (local.get $x) (local.get $xmin))))
+        ;; $Q = fexp4($y) (the same operations as $expChunk)
+        (local.set $xc1 (f32x4.pmin (f32x4.pmax (local.get $y) (local.get $xmin)) (local.get $xmax)))
+        (local.set $t1 (f32x4.add (f32x4.mul (local.get $xc1) (local.get $log2e)) (local.get $shift)))
+        (local.set $k1 (f32x4.sub (local.get $t1) (local.get $shift)))
+        (local.set $r1 (f32x4.sub (f32x4.sub (local.get $xc1) (f32x4.mul (local.get $k1) (local.get $c1))) (f32x4.mul (local.get $k1) (local.get $c2))))
+        (local.set $Q
+          (f32x4.add (local.get $one)
+            (f32x4.add (local.get $r1)
+              (f32x4.mul (f32x4.mul (local.get $r1) (local.get $r1))
+                (f32x4.add (local.get $p5)
+                  (f32x4.mul (local.get $r1)
+                    (f32x4.add (local.get $p4)
+                      (f32x4.mul (local.get $r1)
+                        (f32x4.add (local.get $p3)
+                          (f32x4.mul (local.get $r1)
+                            (f32x4.add (local.get $p2)
+                              (f32x4.mul (local.get $r1)
+                                (f32x4.add (local.get $p1) (f32x4.mul (local.get $r1) (local.get $p0)))))))))))))))
+        (local.set $Q (f32x4.mul (local.get $Q) (i32x4.shl (i32x4.add (local.get $t1) (local.get $bias)) (i32.const 23))))
+        (local.set $Q (v128.andnot (local.get $Q) (f32x4.lt (local.get $y) (local.get $xmin))))
         ;; A > 0 in float64, narrowed to four i32 lanes
         (local.set $pos
           (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27
             (f64x2.gt (local.get $a0) (local.get $zero))
             (f64x2.gt (local.get $a1) (local.get $zero))))
         ;; d = (p - q) - thr; drop: d > 0 for A > 0, d < 0 otherwise (sign flipped, then > 0)
-        (local.set $d
-          (f32x4.sub
-            (f32x4.sub (v128.load (local.get $P)) (v128.load (local.get $Q)))
-            (v128.bitselect (local.get $hi4) (local.get $nlo4) (local.get $pos))))
+        (local.set $d (f32x4.sub (f32x4.sub (local.get $P) (local.get $Q)) (v128.bitselect (local.get $hi4) (local.get $nlo4) (local.get $pos))))
         (local.set $drop (f32x4.gt (v128.xor (local.get $d) (v128.andnot (local.get $sign) (local.get $pos))) (local.get $zero)))
         (local.set $near (f32x4.le (f32x4.abs (local.get $d)) (local.get $win4)))
-        ;; 1 keep, 0 drop, 2 near; widened to f64
-        (local.set $o (v128.bitselect (local.get $two) (v128.andnot (local.get $one) (local.get $drop)) (local.get $near)))
+        ;; 1 keep, 0 drop, widened to f64
+        (local.set $o (v128.andnot (local.get $one) (local.get $drop)))
         (v128.store (local.get $out) (f64x2.promote_low_f32x4 (local.get $o)))
         (v128.store offset=16 (local.get $out)
           (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $o) (local.get $o))))
-        (local.set $keptAcc (i32x4.sub (local.get $keptAcc) (v128.not (v128.or (local.get $drop) (local.get $near)))))
-        (local.set $dposAcc (i32x4.sub (local.get $dposAcc) (v128.andnot (v128.and (local.get $drop) (local.get $pos)) (local.get $near))))
-        (local.set $nearAcc (i32x4.sub (local.get $nearAcc) (local.get $near)))
+        ;; near tokens: their indices (from the chunk start) go to the near list
+        (if (v128.any_true (local.get $near))
+          (then
+            (if (i32x4.extract_lane 0 (local.get $near)) (then (i32.store (local.get $nl) (local.get $i)) (local.set $nl (i32.add (local.get $nl) (i32.const 4)))))
+            (if (i32x4.extract_lane 1 (local.get $near)) (then (i32.store (local.get $nl) (i32.add (local.get $i) (i32.const 1))) (local.set $nl (i32.add (local.get $nl) (i32.const 4)))))
+            (if (i32x4.extract_lane 2 (local.get $near)) (then (i32.store (local.get $nl) (i32.add (local.get $i) (i32.const 2))) (local.set $nl (i32.add (local.get $nl) (i32.const 4)))))
+            (if (i32x4.extract_lane 3 (local.get $near)) (then (i32.store (local.get $nl) (i32.add (local.get $i) (i32.const 3))) (local.set $nl (i32.add (local.get $nl) (i32.const 4)))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 4)))
         (local.set $lp (i32.add (local.get $lp) (i32.const 32)))
         (local.set $lq (i32.add (local.get $lq) (i32.const 32)))
         (local.set $a (i32.add (local.get $a) (i32.const 32)))
         (local.set $out (i32.add (local.get $out) (i32.const 32)))
-        (local.set $P (i32.add (local.get $P) (i32.const 16)))
-        (local.set $Q (i32.add (local.get $Q) (i32.const 16)))
         (br $next)))
-    (global.set $kept (i32.add (global.get $kept) (call $sum4 (local.get $keptAcc))))
-    (global.set $dropPos (i32.add (global.get $dropPos) (call $sum4 (local.get $dposAcc))))
     (if (i32.or
-          (v128.any_true (f64x2.ne (local.get $fin) (local.get $zero)))
-          (v128.any_true (f64x2.gt (local.get $mx) (f64x2.splat (local.get $tol)))))
+          (i32.or
+            (v128.any_true (f32x4.ne (local.get $fin) (local.get $zero)))
+            (v128.any_true (f64x2.ne (local.get $finA) (local.get $zero))))
+          (v128.any_true (f32x4.ge (local.get $mx) (f32x4.splat (local.get $tol)))))
       (then (global.set $bad (i32.const 1))))
-    (call $sum4 (local.get $nearAcc)))
+    (i32.shr_u (i32.sub (local.get $nl) (local.get $list)) (i32.const 2)))
 
   ;; Validation of the four float32 tensors of the DPPO loss, n a multiple of 4: $bad |= 1
   ;; when a value of lp, lq, a is not finite or a log-prob exceeds $tol (the largest float32
@@ -407,9 +479,9 @@
   (func (export "check_f32") (param $lp i32) (param $lq i32) (param $a i32) (param $m i32) (param $n i32) (param $tol f32)
     (local $end i32) (local $x v128) (local $y v128) (local $fin v128) (local $mx v128) (local $ok01 v128) (local $onesAcc v128) (local $one v128)
     (local $zero v128) (local $one4 v128)
-    (local.set $one4 (v128.const f32x4 1 1 1 1))
+    (local.set $one4 (global.get $K_one4))
     (local.set $mx (f32x4.splat (f32.const -inf)))
-    (local.set $ok01 (v128.const i32x4 -1 -1 -1 -1))
+    (local.set $ok01 (global.get $K_ok01))
     (local.set $end (i32.add (local.get $lp) (i32.shl (local.get $n) (i32.const 2))))
     (block $done
       (loop $next
@@ -441,27 +513,41 @@
       (then (global.set $bad (i32.or (global.get $bad) (i32.const 2))))))
 
   ;; The tv loss of n (a multiple of 4) float32 tokens (the FrognanoDppo kernel, contract in
-  ;; src/losses/kernels/dppoKernel.ts): writes g[t] = w_t keep_t g_t (f32; NaN for a near token,
-  ;; which the caller decides again) and returns sum_t w_t keep_t l_t over the decided tokens
-  ;; (float64 accumulation of float32 terms). Each w_t is multiplied by $wScale. $opt: 1 cap on,
-  ;; 2 truncate, 4 cap only where A < 0. $scratch holds 8n bytes. Besides the tv threshold, a
-  ;; token is near (left to the caller) when |lp - lq| > 20 - 2^-16 (at or beyond the clamp:
-  ;; every decided token is inside it, so rho = p / q), when lp or lq < -87 (p or q not a
-  ;; normal float32), or, capped, when |rho - cap| <= 2^-16 cap.
+  ;; src/losses/kernels/dppoKernel.ts), one pass: writes g[t] = w_t keep_t g_t (f32) and returns
+  ;; sum_t w_t keep_t l_t over the decided tokens (float64 accumulation of float32 terms); the
+  ;; indices (from 0) of the near tokens, which the caller decides again (their g and loss term
+  ;; are left to it), go to the near list at $list (i32, up to 4n bytes), their count to $nearN.
+  ;; Each w_t is multiplied by $wScale. $opt: 1 cap on, 2 truncate, 4 cap only where A < 0.
+  ;; Besides the tv threshold, a token is near when |lp - lq| > 20 - 2^-16 (at or beyond the
+  ;; clamp: every decided token is inside it, so rho = p / q), when lp or lq < -87 (p or q not
+  ;; a normal float32), or, capped, when |rho - cap| <= 2^-16 cap.
   (func (export "tv_loss_f32")
-    (param $lp i32) (param $lq i32) (param $a i32) (param $w i32) (param $g i32) (param $n i32) (param $scratch i32)
+    (param $lp i32) (param $lq i32) (param $a i32) (param $w i32) (param $g i32) (param $n i32) (param $list i32)
     (param $lo f32) (param $hi f32) (param $win f32) (param $cap f32) (param $opt i32) (param $wScale f64) (result f64)
-    (local $P i32) (local $Q i32) (local $end i32) (local $capOn i32)
+    (local $i i32) (local $nl i32) (local $capOn i32)
+    (local $xmin v128) (local $xmax v128) (local $log2e v128) (local $shift v128) (local $c1 v128) (local $c2 v128) (local $p0 v128) (local $p1 v128) (local $p2 v128) (local $p3 v128) (local $p4 v128) (local $p5 v128) (local $one v128) (local $bias v128)
+    (local $xc0 v128) (local $t0 v128) (local $k0 v128) (local $r0 v128) (local $xc1 v128) (local $t1 v128) (local $k1 v128) (local $r1 v128)
     (local $hi4 v128) (local $nlo4 v128) (local $win4 v128) (local $cap4 v128) (local $capWin v128) (local $scopeAll v128) (local $trunc v128)
-    (local $ws4 v128) (local $sign v128) (local $zero v128) (local $lrIn v128) (local $lpMin v128) (local $nan v128) (local $ones v128)
-    (local $lpv v128) (local $av v128) (local $wv v128) (local $pv v128) (local $qv v128)
+    (local $ws4 v128) (local $sign v128) (local $zero v128) (local $lrIn v128) (local $lpMin v128) (local $ones v128)
+    (local $lpv v128) (local $lqv v128) (local $av v128) (local $wv v128) (local $pv v128) (local $qv v128)
     (local $skip v128) (local $pos v128) (local $d v128) (local $drop v128) (local $near v128)
     (local $rho v128) (local $capm v128) (local $over v128) (local $gm v128) (local $wn v128) (local $keep v128) (local $t v128)
-    (local $acc v128) (local $nearAcc v128)
-    (local.set $P (local.get $scratch))
-    (local.set $Q (i32.add (local.get $scratch) (i32.shl (local.get $n) (i32.const 2))))
-    (call $expChunk (local.get $lp) (local.get $P) (local.get $n) (i32.const 0))
-    (call $expChunk (local.get $lq) (local.get $Q) (local.get $n) (i32.const 0))
+    (local $acc v128)
+    (local.set $xmin (global.get $G_xmin))
+    (local.set $xmax (global.get $G_xmax))
+    (local.set $log2e (global.get $G_log2e))
+    (local.set $shift (global.get $G_shift))
+    (local.set $c1 (global.get $G_c1))
+    (local.set $c2 (global.get $G_c2))
+    (local.set $p0 (global.get $G_p0))
+    (local.set $p1 (global.get $G_p1))
+    (local.set $p2 (global.get $G_p2))
+    (local.set $p3 (global.get $G_p3))
+    (local.set $p4 (global.get $G_p4))
+    (local.set $p5 (global.get $G_p5))
+    (local.set $one (global.get $G_one))
+    (local.set $bias (global.get $G_bias))
+    (local.set $nl (local.get $list))
     (local.set $hi4 (f32x4.splat (local.get $hi)))
     (local.set $nlo4 (f32x4.neg (f32x4.splat (local.get $lo))))
     (local.set $win4 (f32x4.splat (local.get $win)))
@@ -471,20 +557,57 @@
     (local.set $trunc (i32x4.splat (i32.sub (i32.const 0) (i32.shr_u (i32.and (local.get $opt) (i32.const 2)) (i32.const 1)))))
     (local.set $scopeAll (i32x4.splat (i32.sub (i32.shr_u (i32.and (local.get $opt) (i32.const 4)) (i32.const 2)) (i32.const 1))))
     (local.set $ws4 (f32x4.splat (f32.demote_f64 (local.get $wScale))))
-    (local.set $sign (v128.const i32x4 0x80000000 0x80000000 0x80000000 0x80000000))
-    (local.set $lrIn (v128.const f32x4 19.9999847412109375 19.9999847412109375 19.9999847412109375 19.9999847412109375))
-    (local.set $lpMin (v128.const f32x4 -87 -87 -87 -87))
-    (local.set $nan (v128.const f32x4 nan nan nan nan))
-    (local.set $ones (v128.const i32x4 -1 -1 -1 -1))
-    (local.set $end (i32.add (local.get $P) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $sign (global.get $K_sign))
+    (local.set $lrIn (global.get $K_lrIn))
+    (local.set $lpMin (global.get $K_lpMin))
+    (local.set $ones (global.get $K_ones))
     (block $done
       (loop $next
-        (br_if $done (i32.ge_u (local.get $P) (local.get $end)))
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
         (local.set $lpv (v128.load (local.get $lp)))
+        (local.set $lqv (v128.load (local.get $lq)))
         (local.set $av (v128.load (local.get $a)))
         (local.set $wv (v128.load (local.get $w)))
-        (local.set $pv (v128.load (local.get $P)))
-        (local.set $qv (v128.load (local.get $Q)))
+        ;; $pv = fexp4($lpv) (the same operations as $expChunk)
+        (local.set $xc0 (f32x4.pmin (f32x4.pmax (local.get $lpv) (local.get $xmin)) (local.get $xmax)))
+        (local.set $t0 (f32x4.add (f32x4.mul (local.get $xc0) (local.get $log2e)) (local.get $shift)))
+        (local.set $k0 (f32x4.sub (local.get $t0) (local.get $shift)))
+        (local.set $r0 (f32x4.sub (f32x4.sub (local.get $xc0) (f32x4.mul (local.get $k0) (local.get $c1))) (f32x4.mul (local.get $k0) (local.get $c2))))
+        (local.set $pv
+          (f32x4.add (local.get $one)
+            (f32x4.add (local.get $r0)
+              (f32x4.mul (f32x4.mul (local.get $r0) (local.get $r0))
+                (f32x4.add (local.get $p5)
+                  (f32x4.mul (local.get $r0)
+                    (f32x4.add (local.get $p4)
+                      (f32x4.mul (local.get $r0)
+                        (f32x4.add (local.get $p3)
+                          (f32x4.mul (local.get $r0)
+                            (f32x4.add (local.get $p2)
+                              (f32x4.mul (local.get $r0)
+                                (f32x4.add (local.get $p1) (f32x4.mul (local.get $r0) (local.get $p0)))))))))))))))
+        (local.set $pv (f32x4.mul (local.get $pv) (i32x4.shl (i32x4.add (local.get $t0) (local.get $bias)) (i32.const 23))))
+        (local.set $pv (v128.andnot (local.get $pv) (f32x4.lt (local.get $lpv) (local.get $xmin))))
+        ;; $qv = fexp4($lqv) (the same operations as $expChunk)
+        (local.set $xc1 (f32x4.pmin (f32x4.pmax (local.get $lqv) (local.get $xmin)) (local.get $xmax)))
+        (local.set $t1 (f32x4.add (f32x4.mul (local.get $xc1) (local.get $log2e)) (local.get $shift)))
+        (local.set $k1 (f32x4.sub (local.get $t1) (local.get $shift)))
+        (local.set $r1 (f32x4.sub (f32x4.sub (local.get $xc1) (f32x4.mul (local.get $k1) (local.get $c1))) (f32x4.mul (local.get $k1) (local.get $c2))))
+        (local.set $qv
+          (f32x4.add (local.get $one)
+            (f32x4.add (local.get $r1)
+              (f32x4.mul (f32x4.mul (local.get $r1) (local.get $r1))
+                (f32x4.add (local.get $p5)
+                  (f32x4.mul (local.get $r1)
+                    (f32x4.add (local.get $p4)
+                      (f32x4.mul (local.get $r1)
+                        (f32x4.add (local.get $p3)
+                          (f32x4.mul (local.get $r1)
+                            (f32x4.add (local.get $p2)
+                              (f32x4.mul (local.get $r1)
+                                (f32x4.add (local.get $p1) (f32x4.mul (local.get $r1) (local.get $p0)))))))))))))))
+        (local.set $qv (f32x4.mul (local.get $qv) (i32x4.shl (i32x4.add (local.get $t1) (local.get $bias)) (i32.const 23))))
+        (local.set $qv (v128.andnot (local.get $qv) (f32x4.lt (local.get $lqv) (local.get $xmin))))
         (local.set $skip (f32x4.eq (local.get $wv) (local.get $zero)))
         (local.set $pos (f32x4.gt (local.get $av) (local.get $zero)))
         (local.set $d
@@ -495,8 +618,8 @@
           (v128.or
             (f32x4.le (f32x4.abs (local.get $d)) (local.get $win4))
             (v128.or
-              (f32x4.gt (f32x4.abs (f32x4.sub (local.get $lpv) (v128.load (local.get $lq)))) (local.get $lrIn))
-              (f32x4.lt (f32x4.pmin (local.get $lpv) (v128.load (local.get $lq))) (local.get $lpMin)))))
+              (f32x4.gt (f32x4.abs (f32x4.sub (local.get $lpv) (local.get $lqv))) (local.get $lrIn))
+              (f32x4.lt (f32x4.pmin (local.get $lpv) (local.get $lqv)) (local.get $lpMin)))))
         (local.set $rho (f32x4.div (local.get $pv) (local.get $qv)))
         ;; the cap: r = min(rho, cap) where capped; clip gives no gradient above it
         (local.set $gm (local.get $ones))
@@ -514,9 +637,7 @@
         ;; wn = w * (-A r); clip: l = -A r, g = wn; truncate: l = -A r lp, g = wn
         (local.set $wn (f32x4.mul (local.get $wv) (f32x4.mul (v128.xor (local.get $av) (local.get $sign)) (local.get $rho))))
         (v128.store (local.get $g)
-          (v128.bitselect (local.get $nan)
-            (v128.and (f32x4.mul (local.get $wn) (local.get $ws4)) (v128.and (local.get $keep) (local.get $gm)))
-            (local.get $near)))
+          (v128.and (f32x4.mul (local.get $wn) (local.get $ws4)) (v128.and (local.get $keep) (local.get $gm))))
         (local.set $t (v128.and (v128.bitselect (f32x4.mul (local.get $wn) (local.get $lpv)) (local.get $wn) (local.get $trunc)) (local.get $keep)))
         ;; loss += w l over kept tokens, in float64
         (local.set $acc
@@ -524,16 +645,21 @@
             (f64x2.add
               (f64x2.promote_low_f32x4 (local.get $t))
               (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $t) (local.get $t))))))
-        (local.set $nearAcc (i32x4.sub (local.get $nearAcc) (local.get $near)))
+        ;; near tokens: their indices (from the chunk start) go to the near list
+        (if (v128.any_true (local.get $near))
+          (then
+            (if (i32x4.extract_lane 0 (local.get $near)) (then (i32.store (local.get $nl) (local.get $i)) (local.set $nl (i32.add (local.get $nl) (i32.const 4)))))
+            (if (i32x4.extract_lane 1 (local.get $near)) (then (i32.store (local.get $nl) (i32.add (local.get $i) (i32.const 1))) (local.set $nl (i32.add (local.get $nl) (i32.const 4)))))
+            (if (i32x4.extract_lane 2 (local.get $near)) (then (i32.store (local.get $nl) (i32.add (local.get $i) (i32.const 2))) (local.set $nl (i32.add (local.get $nl) (i32.const 4)))))
+            (if (i32x4.extract_lane 3 (local.get $near)) (then (i32.store (local.get $nl) (i32.add (local.get $i) (i32.const 3))) (local.set $nl (i32.add (local.get $nl) (i32.const 4)))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 4)))
         (local.set $lp (i32.add (local.get $lp) (i32.const 16)))
         (local.set $lq (i32.add (local.get $lq) (i32.const 16)))
         (local.set $a (i32.add (local.get $a) (i32.const 16)))
         (local.set $w (i32.add (local.get $w) (i32.const 16)))
         (local.set $g (i32.add (local.get $g) (i32.const 16)))
-        (local.set $P (i32.add (local.get $P) (i32.const 16)))
-        (local.set $Q (i32.add (local.get $Q) (i32.const 16)))
         (br $next)))
-    (global.set $nearN (call $sum4 (local.get $nearAcc)))
+    (global.set $nearN (i32.shr_u (i32.sub (local.get $nl) (local.get $list)) (i32.const 2)))
     (f64.mul
       (f64.add (f64x2.extract_lane 0 (local.get $acc)) (f64x2.extract_lane 1 (local.get $acc)))
       (local.get $wScale)))

@@ -22,14 +22,12 @@ export interface SimdExports {
   log_f64(src: number, dst: number, n: number): void;
   /** Fast float32 exp (`fexp4`), n a multiple of 4. */
   fexp_f32(src: number, dst: number, n: number): void;
-  /** The DPPO tv mask of n (a multiple of 4) float64 tokens; returns the near count (see simd.wat). */
-  tv_mask_f64(lp: number, lq: number, a: number, out: number, n: number, scratch: number, lo: number, hi: number, win: number, tol: number): number;
+  /** The DPPO tv mask of n (a multiple of 4) float64 tokens; writes the near tokens' indices to `list`, returns their count (see simd.wat). */
+  tv_mask_f64(lp: number, lq: number, a: number, out: number, n: number, list: number, lo: number, hi: number, win: number, tol32: number): number;
   /** Validation of the DPPO loss's four float32 inputs (see simd.wat). */
   check_f32(lp: number, lq: number, a: number, m: number, n: number, tol: number): void;
-  /** The DPPO tv loss of n (a multiple of 4) float32 tokens; returns the loss sum (see simd.wat). */
-  tv_loss_f32(lp: number, lq: number, a: number, w: number, g: number, n: number, scratch: number, lo: number, hi: number, win: number, cap: number, opt: number, wScale: number): number;
-  kept: WasmGlobal;
-  dropPos: WasmGlobal;
+  /** The DPPO tv loss of n (a multiple of 4) float32 tokens; writes the near tokens' indices to `list` (count in `nearN`), returns the loss sum (see simd.wat). */
+  tv_loss_f32(lp: number, lq: number, a: number, w: number, g: number, n: number, list: number, lo: number, hi: number, win: number, cap: number, opt: number, wScale: number): number;
   ones: WasmGlobal;
   bad: WasmGlobal;
   nearN: WasmGlobal;
@@ -65,7 +63,7 @@ function wasmApi(): WasmApi | undefined {
 }
 
 /**
- * The module compiled once, synchronously, or `null` without WebAssembly SIMD. It is ~4.5 KB:
+ * The module compiled once, synchronously, or `null` without WebAssembly SIMD. It is ~5.4 KB:
  * above the 4 KB that browsers allow for synchronous compilation on the main thread, where
  * `new WebAssembly.Module` throws and the callers take their pure-JS paths (same masks).
  */
