@@ -1,35 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FrognanoError } from '../errors/FrognanoError.js';
 import { groupAdvantages } from './groupAdvantages.js';
 import { flatGroupSizeFast } from './groupAdvantagesFast.js';
+import { expectSameOutcome, outcomeOf } from '../../test/helpers/sameOutcome.js';
 
 /**
  * The fast path (Float64Array rewards, `groupSize`, Uint8Array / Float64Array / no
  * `filterBy`) against the general path, reached through the public function with the
  * same numbers as plain arrays: the same bits, or the same error (code, message, field, index).
  */
-type Outcome = { ok: true; advantages: number[]; kept: number[] } | { ok: false; code: string; message: string; field?: string; index?: number[] };
-
-function run(f: () => { advantages: Float64Array; kept: Uint8Array }): Outcome {
-  try {
-    const r = f();
-    return { ok: true, advantages: Array.from(r.advantages), kept: Array.from(r.kept) };
-  } catch (e) {
-    if (!(e instanceof FrognanoError)) throw e;
-    return { ok: false, code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}), ...(e.index ? { index: e.index } : {}) };
-  }
-}
-
-/** Object.is element by element (toEqual treats 0 and -0 alike only sometimes; be explicit). */
-function expectSame(a: Outcome, b: Outcome): void {
-  expect(a.ok).toBe(b.ok);
-  if (a.ok && b.ok) {
-    expect(a.kept).toEqual(b.kept);
-    expect(a.advantages.length).toBe(b.advantages.length);
-    for (let i = 0; i < a.advantages.length; i++) if (!Object.is(a.advantages[i], b.advantages[i])) expect([i, a.advantages[i]]).toEqual([i, b.advantages[i]]);
-  } else expect(a).toEqual(b);
-}
 
 const edge = fc.constantFrom(0, -0, 1, 0.5, -1, 1e300, -1e300, 1.7e308, 1e-300, 5e-324, 2 ** 200, 2 ** 201, 2 ** -200, 2 ** -201, NaN, Infinity, -Infinity);
 const ordinary = fc.oneof(fc.double({ min: -10, max: 10, noNaN: true }), fc.integer({ min: 0, max: 1 }), fc.constantFrom(0, 0.5, 1, 0.93));
@@ -57,9 +36,9 @@ describe('groupAdvantages: the Float64Array + groupSize fast path', () => {
           const n = size * groups;
           const r = Float64Array.from(rs.take(n));
           const filter = filterKind === 'u8' ? Uint8Array.from(fs.take(n)) : filterKind === 'f64' ? Float64Array.from(fvs.take(n)) : undefined;
-          const fast = run(() => groupAdvantages(r, { groupSize: size, ...o, ...(filter ? { filterBy: filter } : {}) }));
-          const general = run(() => groupAdvantages(Array.from(r), { groupSize: size, ...o, ...(filter ? { filterBy: Array.from(filter) } : {}) }));
-          expectSame(fast, general);
+          const fast = outcomeOf(() => groupAdvantages(r, { groupSize: size, ...o, ...(filter ? { filterBy: filter } : {}) }));
+          const general = outcomeOf(() => groupAdvantages(Array.from(r), { groupSize: size, ...o, ...(filter ? { filterBy: Array.from(filter) } : {}) }));
+          expectSameOutcome(fast, general);
         },
       ),
       { numRuns: 400 },
@@ -82,16 +61,16 @@ describe('groupAdvantages: the Float64Array + groupSize fast path', () => {
     const r = Float64Array.of(1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1, NaN, 1, 1, 1, 1);
     const f = Uint8Array.of(1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1);
     expect(flatGroupSizeFast(r, f, 8, { scale: 'std', sample: true, eps: 1e-6 })).toBeNull();
-    const e = run(() => groupAdvantages(r, { groupSize: 8, filterBy: f }));
+    const e = outcomeOf(() => groupAdvantages(r, { groupSize: 8, filterBy: f }));
     expect(e).toMatchObject({ ok: false, code: 'NON_FINITE', field: 'rewards[11]' });
   });
 
   it('groups of 8 with huge and tiny rewards go through the scaled numerics, bit for bit', () => {
     const r = Float64Array.of(1.7e308, 1.7e308, 0, 0, 1.7e308, 0, 0, 0, 5e-324, 0, 0, 0, 0, 0, 0, 1e-310);
     expect(flatGroupSizeFast(r, null, 8, { scale: 'std', sample: true, eps: 1e-6 })).toBeNull();
-    expectSame(
-      run(() => groupAdvantages(r, { groupSize: 8 })),
-      run(() => groupAdvantages(Array.from(r), { groupSize: 8 })),
+    expectSameOutcome(
+      outcomeOf(() => groupAdvantages(r, { groupSize: 8 })),
+      outcomeOf(() => groupAdvantages(Array.from(r), { groupSize: 8 })),
     );
   });
 });

@@ -8,6 +8,7 @@ import { setSimdEnabled } from '../numeric/simd/simdModule.js';
 import { dppoLoss, LOG_RATIO_CLAMP, type DppoLossOptions } from './dppoLoss.js';
 import { numericGradientAsync } from './numericGradient.js';
 import { runDppoKernel, type DppoKernelAttrs } from './kernels/dppoKernel.js';
+import { rng } from '../../test/helpers/rng.js';
 
 /**
  * The fused DPPO kernel (issue #13) against a float64 reference whose keep mask is the
@@ -16,17 +17,6 @@ import { runDppoKernel, type DppoKernelAttrs } from './kernels/dppoKernel.js';
  * differences, truncate mode included; the WASM SIMD and pure-JS exp paths against each other.
  */
 
-/** A seeded uniform generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Batch {
   lpn: Float32Array;

@@ -7,6 +7,7 @@ import { tokenEntropy, tokenEntropyDense } from './tokenEntropy.js';
 import { tokenLogProbs, tokenLogProbsDense, tokenLogProbsUnchecked } from './tokenLogProbs.js';
 import { asRows, entropyChunked } from './tokenLogProbsChunked.js';
 import { ENTROPY_KERNEL, hasFusedLogSoftmax, LOGPROBS_KERNEL, setFusedSimdExp } from './tokenLogProbsFused.js';
+import { rng } from '../../test/helpers/rng.js';
 
 /**
  * The fused host kernels of tokenLogProbs / tokenEntropy on cpu and wasm (issue 13),
@@ -16,17 +17,6 @@ import { ENTROPY_KERNEL, hasFusedLogSoftmax, LOGPROBS_KERNEL, setFusedSimdExp } 
 
 const FD_TOL = 1e-3; // see tokenLogProbs.test.ts
 
-/** mulberry32: a seeded uniform in [0, 1). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Float64 reference of one row (float32 values): logp of every token, entropy, probabilities. */
 function reference(row: ArrayLike<number>): { logp: number[]; h: number; p: number[] } {

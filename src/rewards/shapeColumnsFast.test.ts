@@ -1,34 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FrognanoError } from '../errors/FrognanoError.js';
 import { shapeColumnsU8 } from './shapeColumnsFast.js';
 import { shapeRewards, type ShapeRewardOptions } from './shapeReward.js';
+import { expectSameOutcome, outcomeOf } from '../../test/helpers/sameOutcome.js';
 
 /**
  * The fast path of the columnar shapeRewards (Uint8Array flags, Uint32Array tokens)
  * against the general loop, reached through the public function with the same values
  * as plain arrays: the same bits, or the same error (code, message, field, index).
  */
-type Outcome = { ok: true; rewards: number[]; raw: number[] } | { ok: false; code: string; message: string; field?: string; index?: number[] };
-
-function run(f: () => { rewards: Float64Array; raw: Uint8Array }): Outcome {
-  try {
-    const r = f();
-    return { ok: true, rewards: Array.from(r.rewards), raw: Array.from(r.raw) };
-  } catch (e) {
-    if (!(e instanceof FrognanoError)) throw e;
-    return { ok: false, code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}), ...(e.index ? { index: e.index } : {}) };
-  }
-}
-
-function expectSame(a: Outcome, b: Outcome): void {
-  expect(a.ok).toBe(b.ok);
-  if (a.ok && b.ok) {
-    expect(a.raw).toEqual(b.raw);
-    expect(a.rewards.length).toBe(b.rewards.length);
-    for (let i = 0; i < a.rewards.length; i++) if (!Object.is(a.rewards[i], b.rewards[i])) expect([i, a.rewards[i]]).toEqual([i, b.rewards[i]]);
-  } else expect(a).toEqual(b);
-}
 
 /** Both paths on the same columns; `shift` puts the flags at a byte offset (1-3: the per-byte loop). */
 function compare(s: number[], t: number[], tok: number[], opts: ShapeRewardOptions, shift = 0): void {
@@ -39,9 +19,9 @@ function compare(s: number[], t: number[], tok: number[], opts: ShapeRewardOptio
   };
   const u8 = (b: ArrayBuffer, o: number, n: number) => new Uint8Array(b, o, n);
   const cols = { success: at(u8, 1, s), truncated: at(u8, 1, t), assistantTokens: at((b, o, n) => new Uint32Array(b, o, n), 4, tok) };
-  expectSame(
-    run(() => shapeRewards(cols, opts)),
-    run(() => shapeRewards({ success: s, truncated: t, assistantTokens: tok }, opts)),
+  expectSameOutcome(
+    outcomeOf(() => shapeRewards(cols, opts)),
+    outcomeOf(() => shapeRewards({ success: s, truncated: t, assistantTokens: tok }, opts)),
   );
 }
 

@@ -3,18 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { expInto, logInto, setSimdEnabled, simdEnabled } from './index.js';
 import { expIntoJs, logIntoJs, tvNearWindow } from './expInto.js';
 import { simdModule } from './simdModule.js';
+import { rng } from '../../../test/helpers/rng.js';
 
-/** A seeded uniform generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const EXP_EDGES = [
   0, -0, 1, -1, 5e-324, -5e-324, 1e-300, -1e-300, 2 ** -28, -(2 ** -28), 2 ** -29, -(2 ** -29), 2 ** -27,
