@@ -97,6 +97,12 @@ function byChunk(x: tf.Tensor2D, chunk: number, f: (xc: tf.Tensor2D, c0: number,
   return out;
 }
 
+/** The four `[N]` tensors as `[N, 1]` columns, to broadcast over a chunk `[N, w]`. */
+function asColumns(...ts: [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]): [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D] {
+  const [a, b, c, d] = ts.map((t) => tf.expandDims(t, 1) as tf.Tensor2D);
+  return [a!, b!, c!, d!];
+}
+
 /**
  * `log_softmax(x)[i, targets[i]]` for float32 `x [N, V]` and int32 `targets [N]`,
  * in chunks of `chunk` logits. Differentiable with respect to `x`.
@@ -116,10 +122,7 @@ export function logProbsChunked(x: tf.Tensor2D, targets: tf.Tensor1D, chunk: num
       value: tf.sub(tf.sub(picked, m), logS),
       gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => {
         const [sx, st, sm, sls] = saved as [tf.Tensor2D, tf.Tensor1D, tf.Tensor1D, tf.Tensor1D];
-        const dyc = tf.expandDims(dy as tf.Tensor, 1);
-        const mc = tf.expandDims(sm, 1);
-        const lc = tf.expandDims(sls, 1);
-        const tc = tf.expandDims(st, 1);
+        const [dyc, mc, lc, tc] = asColumns(dy as tf.Tensor, sm, sls, st);
         // the one-hot of the chunk: all zeros on rows whose target lies in another chunk
         return byChunk(sx, chunk, (xc, c0, w) => {
           // (tf.oneHot needs a depth >= 2, and its wasm kernel ignores the float32 dtype)
@@ -145,10 +148,7 @@ export function entropyChunked(x: tf.Tensor2D, chunk: number): tf.Tensor1D {
       value: h as tf.Tensor,
       gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => {
         const [sx, sm, sls, sh] = saved as [tf.Tensor2D, tf.Tensor1D, tf.Tensor1D, tf.Tensor1D];
-        const dyc = tf.expandDims(dy as tf.Tensor, 1);
-        const mc = tf.expandDims(sm, 1);
-        const lc = tf.expandDims(sls, 1);
-        const hc = tf.expandDims(sh, 1);
+        const [dyc, mc, lc, hc] = asColumns(dy as tf.Tensor, sm, sls, sh);
         // dH/dx = -p (log p + H), log p = (x - M) - ln S
         return byChunk(sx, chunk, (xc) => {
           const logp = tf.sub(tf.sub(xc, mc), lc);
