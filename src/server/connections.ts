@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import type { Logger } from './logger.js';
 
 /** The limits {@link ServerConnections} applies (fields of `ServerOptions`, defaults filled in). */
@@ -98,6 +98,7 @@ export class ServerConnections {
   async shutdown(): Promise<boolean> {
     if (!this.isDraining) {
       this.isDraining = true;
+      this.stopListening();
       if (this.openSockets.size > 0 && this.limits.drainMs > 0) {
         let timer: NodeJS.Timeout | undefined;
         await new Promise<void>((resolve) => {
@@ -107,8 +108,9 @@ export class ServerConnections {
         clearTimeout(timer);
         this.socketsGone = undefined;
       }
+      // The listener is closed already: http's close() now only closes the idle
+      // connections and stops its timeout checks.
       this.server.close();
-      this.server.closeIdleConnections();
     }
     let graceful = true;
     if (this.inFlight > 0) {
@@ -122,6 +124,30 @@ export class ServerConnections {
     }
     this.server.closeAllConnections();
     return graceful;
+  }
+
+  /**
+   * Closes the listening socket and nothing else, at the start of a shutdown:
+   * a new connection is refused from then on (never accepted, so safe to
+   * retry). Kept open through the drain, the listener accepted the clients
+   * told 503 + `Connection: close` coming straight back, and the kernel reset
+   * every connection still in its accept queue when it finally closed (Node 20
+   * accepted one queued connection per event-loop turn in an experiment, so a
+   * busy service has a queue). Closed at once, only the connections queued in that instant are
+   * reset.
+   *
+   * It calls net.Server's close, not http.Server's: in Node >= 19 the latter
+   * first runs `closeIdleConnections()` (lib/_http_server.js,
+   * `httpServerPreClose`), which would close every idle keep-alive connection
+   * at once, under a client that may be sending its next request on it (a
+   * reset). Checked on Node 20: after `net.Server.prototype.close.call(server)`
+   * a new connection is refused and an idle keep-alive socket still gets its
+   * next request answered; after `server.close()` that socket is closed at once.
+   * The idle connections are closed at the end of the drain instead, once
+   * each has had the chance to hear 503 + `Connection: close`.
+   */
+  private stopListening(): void {
+    if (this.server.listening) NetServer.prototype.close.call(this.server);
   }
 
   /** Closes every connection at once (a second signal). */

@@ -93,16 +93,22 @@ export class FrognanoServer {
 
   /**
    * Graceful shutdown:
-   * 1. drain: for `drainMs`, or until every client has closed its connection,
-   *    keep listening and answer every new request, on an open keep-alive
-   *    connection or a new one, with 503 `SHUTTING_DOWN`, `Retry-After: 1` and
-   *    `Connection: close`, so a request that crosses the shutdown gets an answer
-   *    instead of a reset;
-   * 2. stop listening, close the idle connections, wait for the requests in
-   *    flight (up to `shutdownTimeoutMs`), then close every connection.
-   * Resolves to true when every in-flight request was answered in time. A
-   * client connecting in the instant the listener closes can still see a reset
-   * or a refused connection: clients retry those (the Python client does).
+   * 1. stop listening at once: a new connection is refused (never accepted, so
+   *    safe to retry), and none queues up to be reset when a listener kept open
+   *    closes later; the open connections, idle keep-alive ones included, stay
+   *    open;
+   * 2. drain: for `drainMs`, or until every client has closed its connection,
+   *    answer every request on an open connection with 503 `SHUTTING_DOWN`,
+   *    `Retry-After: 1` and `Connection: close` (and every answer of a request
+   *    in flight with `Connection: close`), so a request that crosses the
+   *    shutdown gets an answer instead of a reset;
+   * 3. close the idle connections, wait for the requests in flight (up to
+   *    `shutdownTimeoutMs`), then close every connection.
+   * Resolves to true when every in-flight request was answered in time. Two
+   * instants can still see a reset: a connection the kernel completed just
+   * before the shutdown and the service had not accepted yet (closing the
+   * listener resets its accept queue), and a request sent on an idle
+   * connection as the drain ends. Clients retry those (the Python client does).
    */
   shutdown(): Promise<boolean> {
     return this.connections.shutdown();
