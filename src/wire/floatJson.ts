@@ -13,7 +13,8 @@
  * number under a field of {@link FLOAT_OBJECT_FIELDS} (`extra_logs`). Objects
  * inside a float field keep their own rule (a judge's integer rubric scores stay
  * integers). Everything else is written exactly as `JSON.stringify` writes it,
- * including `null` for NaN and ±Infinity.
+ * including `null` for NaN and ±Infinity, but for the escapes of
+ * {@link stringifyWire}.
  * @module
  */
 
@@ -93,9 +94,39 @@ function write(v: unknown, mode: Mode, out: string[]): boolean {
   return true;
 }
 
+/** DEL, the C1 controls and the line and paragraph separators, which `JSON.stringify` writes raw. */
+const RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029]/;
+const RAW_UNSAFE_ALL = /[\u007f-\u009f\u2028\u2029]/g;
+
+/** One character as a JSON `\uXXXX` escape (lower-case hex, as `JSON.stringify` writes `\u001f`). */
+function unicodeEscape(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * `text` (JSON from `JSON.stringify` pieces) with DEL, the C1 controls and
+ * U+2028 / U+2029 escaped, so a JSONL line holds no character that a
+ * terminal, a pager, a JavaScript parser before ES2019 or a line splitter
+ * that honours Unicode line breaks (Python's `str.splitlines`) takes for a
+ * control or a line end. Lone surrogates need nothing here: `JSON.stringify`
+ * (ES2019, well-formed) already writes them as `\udXXX`, keys included.
+ *
+ * A global replace is correct: outside strings, JSON text is ASCII (structure,
+ * numbers, literals), and an escape sequence is ASCII too, so each of these
+ * characters is a raw character inside a string, and its escape denotes the
+ * same character: the text parses back to the same value. The scan costs one
+ * regex test; the replace runs only when such a character is there.
+ */
+function escapeRawUnsafe(text: string): string {
+  return RAW_UNSAFE.test(text) ? text.replace(RAW_UNSAFE_ALL, unicodeEscape) : text;
+}
+
 /**
  * `JSON.stringify(value)`, except that rewards, scores and advantages are
- * written as floats (see the module comment).
+ * written as floats (see the module comment), and that DEL, the C1 controls
+ * and U+2028 / U+2029 are escaped inside strings (`\u007f`, `\u0085`,
+ * `\u2028`): a line of `rollouts.jsonl` or an answer of the service holds no
+ * raw control or Unicode line break, and still parses to the same value.
  *
  * @param value - a JSON-compatible value (objects with `toJSON` are honoured)
  * @param rootIsFloat - the value itself is a reward (slime's bare-number answer): its numbers are floats
@@ -107,5 +138,5 @@ export function stringifyWire(value: unknown, rootIsFloat = false): string {
   const out: string[] = [];
   // JSON.stringify(undefined) is undefined; on the wire an absent value is null
   if (!write(value, rootIsFloat ? Mode.Float : Mode.Plain, out)) return 'null';
-  return out.join('');
+  return escapeRawUnsafe(out.join(''));
 }
