@@ -17,6 +17,7 @@
  * | `MODEL_ANSWER_INVALID` | a model answered, but not with the required structure (unparseable JSON, a schema violation, a negative judgment without evidence) even after the retries; the answer never reaches the numbers |
  * | `BROWSER_UNAVAILABLE` | the web judge cannot drive a browser: Chromium (Debian package `chromium`, or `FROGNANO_CHROMIUM`) or the optional npm peer `playwright-core` is missing, or the browser cannot start |
  * | `APP_UNAVAILABLE` | the web judge's app cannot be served: its `--start` command exited or never answered on its port within the time limit |
+ * | `DIFF_UNAVAILABLE` | a Leaf repository tree cannot be diffed or have its permissions restored: more entries than the limit, a walk past its time limit, paths too long in all, an unreadable entry, a tree changed during the walk (`src/leaf/repoDiff.ts`) |
  */
 export const ErrorCode = {
   NON_FINITE: 'NON_FINITE',
@@ -32,6 +33,7 @@ export const ErrorCode = {
   SANDBOX_UNAVAILABLE: 'SANDBOX_UNAVAILABLE',
   BROWSER_UNAVAILABLE: 'BROWSER_UNAVAILABLE',
   APP_UNAVAILABLE: 'APP_UNAVAILABLE',
+  DIFF_UNAVAILABLE: 'DIFF_UNAVAILABLE',
 } as const;
 
 /** One of the stable {@link ErrorCode} strings. */

@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { readFile, symlink, utimes } from 'node:fs/promises';
+import { readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { scratchDir, writeTree } from '../../test/helpers/leafTask.js';
@@ -105,6 +106,35 @@ describe('globTool', () => {
     expect(await globTool({ ...ctx, maxOutputChars: 10 }, { pattern: '*.py' })).toEqual(
       ok('src/new.py\n[... output cut at 10 characters; use offset/limit to read further ...]'),
     );
+  });
+  it('a name that is not UTF-8 is listed C-quoted (as git quotes it), and the other files still are', async () => {
+    const raw = Buffer.concat([Buffer.from(`${host}/src/caf`), Buffer.from([0xe9]), Buffer.from('.py')]);
+    await writeFile(raw, 'x');
+    await utimes(raw, 3500, 3500);
+    expect(await globTool(ctx, { pattern: '*.py' })).toEqual(ok('"src/caf\\351.py"\nsrc/new.py\nsrc/lib/mid.py\ntop.py\nsrc/old.py'));
+    expect(await globTool(ctx, { pattern: 'caf?.py', path: 'src' })).toEqual(ok('"src/caf\\351.py"'));
+  });
+  it('two undecodable names stay two lines', async () => {
+    for (const [byte, t] of [[0xff, 100], [0xfe, 200]] as const) {
+      const raw = Buffer.concat([Buffer.from(`${host}/bin/`), Buffer.from([byte])]);
+      await writeTree(host, { 'bin/.keep': '' });
+      await writeFile(raw, 'x');
+      await utimes(raw, t, t);
+    }
+    expect(await globTool(ctx, { pattern: 'bin/?' })).toEqual(ok('"bin/\\376"\n"bin/\\377"'));
+  });
+  it('a name with a newline is one quoted line: it cannot add a path to the listing', async () => {
+    await at('src/x.py\nconftest.py', 3600);
+    expect(await globTool(ctx, { pattern: 'src/*.py' })).toEqual(ok('"src/x.py\\nconftest.py"\nsrc/new.py\nsrc/old.py'));
+  });
+  it('a folder deeper than PATH_MAX is left out, the other files are listed', async () => {
+    const made = spawnSync('bash', ['-c', 'cd "$1" && for i in $(seq 300); do mkdir dddddddddddddddddddd && cd dddddddddddddddddddd || exit 1; done && touch deep.py', 'bash', join(host, 'src')]);
+    expect(made.status).toBe(0);
+    try {
+      expect(await globTool(ctx, { pattern: '*.py' })).toEqual(ok('src/new.py\nsrc/lib/mid.py\ntop.py\nsrc/old.py'));
+    } finally {
+      spawnSync('rm', ['-rf', join(host, 'src/dddddddddddddddddddd')]);
+    }
   });
   it('writes nothing', async () => {
     const before = await readFile(join(host, 'top.py'), 'utf8');

@@ -1,9 +1,10 @@
 import { lchown, lstat, mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
-import { constants } from 'node:fs';
+import { constants, type Dirent } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import type { LeafToolArgumentSchemas } from '../schema/trajectory.js';
 import { compileGlob } from './globPattern.js';
+import { quotePath } from './quotePath.js';
 import { isBinary } from './repoDiff.js';
 import { type RepoRoot, resolveRepoPath } from './repoPath.js';
 
@@ -35,6 +36,7 @@ const READ_MAX_LINE = 2000;
 export const GLOB_MAX_RESULTS = 200;
 /** Largest file `read` / `edit` open, in bytes. */
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
+const SLASH = Buffer.from('/');
 
 const err = (content: string): ToolOutput => ({ content: `Error: ${content}`, isError: true });
 const ok = (content: string): ToolOutput => ({ content, isError: false });
@@ -131,7 +133,17 @@ export async function editTool(ctx: FileToolContext, args: LeafToolArgs<'edit'>)
   return ok(`Edited ${args.file_path}: replaced 1 occurrence at line ${line}`);
 }
 
-/** `glob { pattern, path? }`: files below `path` (default the repo root) matching `pattern`, newest first. */
+/**
+ * `glob { pattern, path? }`: files below `path` (default the repo root) matching
+ * `pattern`, newest first (equal times in path order), skipping `.git` and
+ * `node_modules` folders and never entering linked folders. Names are read as
+ * bytes: a path that holds a control byte (a newline), DEL, `"`, `\` or bytes
+ * that are not UTF-8 is listed C-quoted as git quotes it (`"src/caf\351.txt"`,
+ * see {@link quotePath}), so it stays one unambiguous line, and is matched by
+ * its UTF-8 decoding (an undecodable byte is U+FFFD, which `?` and `*` match).
+ * A subfolder that cannot be read (gone meanwhile, unreadable, a path too long)
+ * is left out; the other files are listed.
+ */
 export async function globTool(ctx: FileToolContext, args: LeafToolArgs<'glob'>): Promise<ToolOutput> {
   const matches = compileGlob(args.pattern);
   if (matches === null) return err(`invalid glob pattern ${JSON.stringify(args.pattern.slice(0, 100))}`);
@@ -139,24 +151,34 @@ export async function globTool(ctx: FileToolContext, args: LeafToolArgs<'glob'>)
   if (!r.ok) return err(r.reason);
   if (!r.exists) return err(`${args.path} does not exist`);
   if (!(await stat(r.host)).isDirectory()) return err(`${args.path} is not a directory`);
-  const found: { rel: string; mtime: number }[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    const entries = await readdir(join(r.host, rel), { withFileTypes: true });
+  const base = Buffer.from(r.host);
+  const under = (rel: Buffer): Buffer => Buffer.concat([base, SLASH, rel]);
+  const found: { rel: Buffer; mtime: number }[] = [];
+  const walk = async (rel: Buffer | null): Promise<void> => {
+    let entries: Dirent<Buffer>[];
+    try {
+      entries = await readdir(rel === null ? base : under(rel), { withFileTypes: true, encoding: 'buffer' });
+    } catch (e) {
+      if (rel === null) throw e;
+      return;
+    }
     for (const e of entries) {
-      const p = rel === '' ? e.name : `${rel}/${e.name}`;
+      const p = rel === null ? e.name : Buffer.concat([rel, SLASH, e.name]);
       if (e.isDirectory()) {
-        if (e.name !== '.git' && e.name !== 'node_modules') await walk(p);
-      } else if (matches(p)) {
-        const st = await lstat(join(r.host, p));
-        found.push({ rel: p, mtime: st.mtimeMs });
+        const name = e.name.toString('latin1');
+        if (name !== '.git' && name !== 'node_modules') await walk(p);
+      } else if (matches(p.toString('utf8'))) {
+        const st = await lstat(under(p)).catch(() => null);
+        if (st) found.push({ rel: p, mtime: st.mtimeMs });
       }
     }
   };
-  await walk('');
+  await walk(null);
   if (found.length === 0) return ok(`No files match ${args.pattern}`);
-  found.sort((a, b) => b.mtime - a.mtime || (a.rel < b.rel ? -1 : 1));
-  const prefix = r.rel === '' ? '' : `${r.rel}/`;
-  const shown = found.slice(0, GLOB_MAX_RESULTS).map((f) => prefix + f.rel);
+  const prefix = Buffer.from(r.rel === '' ? '' : `${r.rel}/`);
+  const listed = found.map((f) => ({ mtime: f.mtime, shown: quotePath(Buffer.concat([prefix, f.rel])) }));
+  listed.sort((a, b) => b.mtime - a.mtime || (a.shown < b.shown ? -1 : 1));
+  const shown = listed.slice(0, GLOB_MAX_RESULTS).map((f) => f.shown);
   const more = found.length > GLOB_MAX_RESULTS ? `\n[... ${found.length - GLOB_MAX_RESULTS} more; narrow the pattern ...]` : '';
   return ok(cap(shown.join('\n') + more, ctx.maxOutputChars));
 }

@@ -1,10 +1,13 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scratchDir } from '../../test/helpers/leafTask.js';
 import { NINE, tree } from '../../test/leaf/trees.js';
 import { applyUnifiedDiff } from './applyUnifiedDiff.js';
-import { diffTrees, isBinary, snapshotTree } from './repoDiff.js';
+import { diffRepo, diffTrees, isBinary, restorePermissions } from './repoDiff.js';
 
 describe('diffTrees: exact text', () => {
   it('a one-line change: git headers and 3 lines of context', async () => {
@@ -192,26 +195,13 @@ describe('diffTrees: what is left out', () => {
   });
 });
 
-describe('isBinary and snapshotTree', () => {
+describe('isBinary', () => {
   it('isBinary: a NUL in the first 8000 bytes', () => {
     expect(isBinary(Buffer.from('plain text\n'))).toBe(false);
     expect(isBinary(Buffer.alloc(0))).toBe(false);
     expect(isBinary(Buffer.from([0]))).toBe(true);
     expect(isBinary(Buffer.concat([Buffer.alloc(7999, 97), Buffer.from([0])]))).toBe(true);
     expect(isBinary(Buffer.concat([Buffer.alloc(8000, 97), Buffer.from([0])]))).toBe(false);
-  });
-  it('snapshotTree records files with modes and links with targets', async () => {
-    const d = await tree({ 'a': 'A', 'x/b.sh': 'B' });
-    await chmod(join(d, 'x/b.sh'), 0o755);
-    await symlink('a', join(d, 'l'));
-    const s = await snapshotTree(d);
-    expect([...s.keys()].sort()).toEqual(['a', 'l', 'x/b.sh']);
-    expect(s.get('a')).toEqual({ kind: 'file', host: Buffer.from(join(d, 'a')), size: 1, mode: '100644' });
-    expect(s.get('x/b.sh')).toEqual({ kind: 'file', host: Buffer.from(join(d, 'x/b.sh')), size: 1, mode: '100755' });
-    expect(s.get('l')).toEqual({ kind: 'link', target: 'a' });
-  });
-  it('snapshotTree of a missing folder is empty', async () => {
-    expect((await snapshotTree('/nonexistent/frognano/dir')).size).toBe(0);
   });
 });
 
@@ -228,13 +218,13 @@ describe('diffTrees: hostile trees', () => {
     await applyUnifiedDiff(c, d);
     expect(await readFile(join(c, 'big.txt'), 'utf8')).toBe(await readFile(join(b, 'big.txt'), 'utf8'));
   });
-  it('a file name that is not UTF-8 is found, not a crash', async () => {
+  it('a file name that is not UTF-8 is found and C-quoted as git does', async () => {
     const a = await tree({});
     const b = await tree({});
     await writeFile(Buffer.concat([Buffer.from(`${b}/caf`), Buffer.from([0xe9]), Buffer.from('.txt')]), 'x\n');
-    const d = await diffTrees(a, b);
-    expect(d.startsWith('diff --git a/caf\ufffd.txt b/caf\ufffd.txt\nnew file mode 100644\n')).toBe(true);
-    expect(d.endsWith('@@ -0,0 +1,1 @@\n+x\n')).toBe(true);
+    expect(await diffTrees(a, b)).toBe(
+      ['diff --git "a/caf\\351.txt" "b/caf\\351.txt"', 'new file mode 100644', '--- /dev/null', '+++ "b/caf\\351.txt"', '@@ -0,0 +1,1 @@', '+x', ''].join('\n'),
+    );
   });
 });
 
@@ -248,5 +238,179 @@ describe('diffTrees: large files', () => {
     expect(await diffTrees(a, b)).toBe('');
     await writeFile(join(b, 'big.txt'), `${big}more\n`);
     expect(await diffTrees(a, b)).toBe('diff --git a/big.txt b/big.txt\nBinary files a/big.txt and b/big.txt differ\n');
+  });
+});
+
+/** `dir/` followed by the bytes of `parts` (strings as UTF-8), for names that are not UTF-8. */
+const at = (dir: string, ...parts: (string | number[])[]): Buffer => Buffer.concat([Buffer.from(`${dir}/`), ...parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p)))]);
+/** The lines of `diff` starting with `prefix`. */
+const linesStarting = (diff: string, prefix: string): string[] => diff.split('\n').filter((l) => l.startsWith(prefix));
+/** Runs a bash script with arguments `$1`...; its stdout, or an error with its stderr. */
+function sh(script: string, ...args: string[]): string {
+  const r = spawnSync('bash', ['-c', script, 'bash', ...args], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`bash exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+describe('diffRepo: the list of changes', () => {
+  it('every changed path with its status, in byte order; exclude leaves paths out of it too; a type change is git\'s pair of sections', async () => {
+    const a = await tree({ 'm.txt': 'a\n', 'gone': 'g\n', 'same': 's\n', 'h.py': 'h\n', 'x.sh': 'x\n', 'k': 'file\n' });
+    const b = await tree({ 'm.txt': 'b\n', 'new/n': 'n\n', 'same': 's\n', 'h.py': 'changed\n', 'x.sh': 'x\n' });
+    await chmod(join(b, 'x.sh'), 0o755);
+    await symlink('target', join(b, 'k'));
+    const r = await diffRepo(a, b, { exclude: ['h.py'] });
+    expect(r.changes.map((c) => [c.path, c.raw.toString(), c.status])).toEqual([
+      ['gone', 'gone', 'deleted'],
+      ['k', 'k', 'type-changed'],
+      ['m.txt', 'm.txt', 'modified'],
+      ['new/n', 'new/n', 'added'],
+      ['x.sh', 'x.sh', 'modified'],
+    ]);
+    expect(r.cut).toBeUndefined();
+    expect(r.diff).toBe(
+      [
+        'diff --git a/gone b/gone', 'deleted file mode 100644', '--- a/gone', '+++ /dev/null', '@@ -1,1 +0,0 @@', '-g',
+        'diff --git a/k b/k', 'deleted file mode 100644', '--- a/k', '+++ /dev/null', '@@ -1,1 +0,0 @@', '-file',
+        'diff --git a/k b/k', 'new file mode 120000', '--- /dev/null', '+++ b/k', '@@ -0,0 +1,1 @@', '+target', '\\ No newline at end of file',
+        'diff --git a/m.txt b/m.txt', '--- a/m.txt', '+++ b/m.txt', '@@ -1,1 +1,1 @@', '-a', '+b',
+        'diff --git a/new/n b/new/n', 'new file mode 100644', '--- /dev/null', '+++ b/new/n', '@@ -0,0 +1,1 @@', '+n',
+        'diff --git a/x.sh b/x.sh', 'old mode 100644', 'new mode 100755',
+        '',
+      ].join('\n'),
+    );
+    expect(await diffTrees(a, b, { exclude: ['h.py'] })).toBe(r.diff);
+  });
+  it('a mode change of a binary or large file is the mode lines only (equal bytes by digest)', async () => {
+    const a = await tree({ 'bin': Buffer.from([0, 1, 2]) });
+    const b = await tree({ 'bin': Buffer.from([0, 1, 2]) });
+    await chmod(join(b, 'bin'), 0o755);
+    expect(await diffTrees(a, b)).toBe('diff --git a/bin b/bin\nold mode 100644\nnew mode 100755\n');
+  });
+  it('an unchanged tree: no changes, no cut', async () => {
+    const files = { 'a': 'a\n', 'b/c': 'c\n' };
+    expect(await diffRepo(await tree(files), await tree(files))).toEqual({ diff: '', changes: [] });
+  });
+});
+
+describe('diffRepo: hostile names', () => {
+  it('two names that are not UTF-8 (\\xff and \\xfe) stay two entries, each C-quoted', async () => {
+    const a = await tree({});
+    const b = await tree({});
+    await writeFile(at(b, [0xff]), 'ff\n');
+    await writeFile(at(b, [0xfe]), 'fe\n');
+    const r = await diffRepo(a, b);
+    expect(r.changes).toEqual([
+      { path: '"\\376"', raw: Buffer.from([0xfe]), status: 'added' },
+      { path: '"\\377"', raw: Buffer.from([0xff]), status: 'added' },
+    ]);
+    expect(r.diff).toBe(
+      [
+        'diff --git "a/\\376" "b/\\376"', 'new file mode 100644', '--- /dev/null', '+++ "b/\\376"', '@@ -0,0 +1,1 @@', '+fe',
+        'diff --git "a/\\377" "b/\\377"', 'new file mode 100644', '--- /dev/null', '+++ "b/\\377"', '@@ -0,0 +1,1 @@', '+ff',
+        '',
+      ].join('\n'),
+    );
+  });
+  it('a name with newlines cannot forge a diff --git, --- or +++ line', async () => {
+    const forged = ['x\n+++ b/conftest.py', 'a\ndiff --git a/tests/test_a.py b/tests/test_a.py', 'y\n--- a/setup.py'];
+    const a = await tree({ 'tests/test_a.py': 'assert f()\n' });
+    const b = await tree({ 'tests/test_a.py': 'assert f()\n', ...Object.fromEntries(forged.map((n) => [n, 'import os\n'])) });
+    const r = await diffRepo(a, b);
+    expect(linesStarting(r.diff, 'diff --git')).toEqual([
+      'diff --git "a/a\\ndiff --git a/tests/test_a.py b/tests/test_a.py" "b/a\\ndiff --git a/tests/test_a.py b/tests/test_a.py"',
+      'diff --git "a/x\\n+++ b/conftest.py" "b/x\\n+++ b/conftest.py"',
+      'diff --git "a/y\\n--- a/setup.py" "b/y\\n--- a/setup.py"',
+    ]);
+    expect(linesStarting(r.diff, '+++ ')).toEqual(['+++ "b/a\\ndiff --git a/tests/test_a.py b/tests/test_a.py"', '+++ "b/x\\n+++ b/conftest.py"', '+++ "b/y\\n--- a/setup.py"']);
+    expect(linesStarting(r.diff, '--- ')).toEqual(['--- /dev/null', '--- /dev/null', '--- /dev/null']);
+    expect(r.changes.map((c) => c.raw.toString())).toEqual([forged[1], forged[0], forged[2]]);
+  });
+  it.skipIf(spawnSync('git', ['--version']).status !== 0)('git apply accepts quoted names, a name that is not UTF-8, a type change and a mode change', async () => {
+    const build = async (after: boolean): Promise<string> => {
+      const d = await scratchDir('frognano-diff-git-');
+      await writeFile(at(d, [0xff]), after ? 'new\n' : 'old\n');
+      await writeFile(at(d, 'x.sh'), 'echo\n');
+      if (after) {
+        await chmod(at(d, 'x.sh'), 0o755);
+        for (const n of ['n\nl', 'q"uote', 'back\\slash', 'caf\u20ac', 'ctl\x01\x7f']) await writeFile(at(d, n), `${n}\n`);
+        await mkdir(at(d, 'c', [0xe9]));
+        await writeFile(at(d, 'c', [0xe9], '/inner'), 'inner\n');
+        await symlink('target', at(d, 'kind'));
+      } else {
+        await writeFile(at(d, 'tab\tname'), 'gone\n');
+        await writeFile(at(d, 'kind'), 'a file\n');
+      }
+      return d;
+    };
+    const [a, b, g] = [await build(false), await build(true), await build(false)];
+    const diff = await diffTrees(a, b);
+    expect(linesStarting(diff, 'diff --git')).toEqual([
+      'diff --git "a/back\\\\slash" "b/back\\\\slash"',
+      'diff --git a/caf\u20ac b/caf\u20ac',
+      'diff --git "a/ctl\\001\\177" "b/ctl\\001\\177"',
+      'diff --git "a/c\\351/inner" "b/c\\351/inner"', // byte order: 0xe9 after 'a' and 't'
+      'diff --git a/kind b/kind',
+      'diff --git a/kind b/kind',
+      'diff --git "a/n\\nl" "b/n\\nl"',
+      'diff --git "a/q\\"uote" "b/q\\"uote"',
+      'diff --git "a/tab\\tname" "b/tab\\tname"',
+      'diff --git a/x.sh b/x.sh',
+      'diff --git "a/\\377" "b/\\377"',
+    ]);
+    const r = spawnSync('git', ['apply', '--whitespace=nowarn', '-'], { cwd: g, input: diff, env: { ...process.env, GIT_CEILING_DIRECTORIES: dirname(g) } });
+    expect({ status: r.status, stderr: r.stderr.toString() }).toEqual({ status: 0, stderr: '' });
+    expect(await diffRepo(g, b)).toEqual({ diff: '', changes: [] });
+  });
+});
+
+describe.skipIf(spawnSync('git', ['--version']).status !== 0)('diffRepo: names of any bytes (property, with git apply)', () => {
+  // a name: 1-6 bytes, anything but NUL and '/', not '.' or '..'
+  const name = fc.uint8Array({ minLength: 1, maxLength: 6 }).map((u) => Buffer.from(u.map((x) => (x === 0 || x === 0x2f ? 0x41 : x)))).filter((n) => n.toString('latin1') !== '.' && n.toString('latin1') !== '..');
+  const files = fc.uniqueArray(fc.tuple(name, fc.constantFrom('one\n', 'two\n', 'x')), { maxLength: 5, selector: ([n]) => n.toString('latin1') });
+  it('git apply turns before into after, every name one entry, one diff --git line per section', async () => {
+    await fc.assert(
+      fc.asyncProperty(files, files, async (x, y) => {
+        const build = async (entries: [Buffer, string][]): Promise<string> => {
+          const d = await scratchDir('frognano-diff-bytes-');
+          for (const [n, c] of entries) await writeFile(at(d, [...n]), c);
+          return d;
+        };
+        const [a, b, g] = [await build(x), await build(y), await build(x)];
+        const r = await diffRepo(a, b);
+        const want = new Set([...x, ...y].map(([n]) => n.toString('latin1')));
+        const same = x.filter(([n, c]) => y.some(([m, d]) => m.equals(n) && d === c)).length;
+        expect(r.changes).toHaveLength(want.size - same);
+        expect(linesStarting(r.diff, 'diff --git')).toHaveLength(r.changes.length);
+        if (r.diff !== '') {
+          const applied = spawnSync('git', ['-c', 'core.protectNTFS=false', '-c', 'core.protectHFS=false', 'apply', '--whitespace=nowarn', '-'], { cwd: g, input: r.diff, env: { ...process.env, GIT_CEILING_DIRECTORIES: dirname(g) } });
+          expect({ status: applied.status, stderr: applied.stderr.toString() }).toEqual({ status: 0, stderr: '' });
+        }
+        expect((await diffRepo(g, b)).changes).toEqual([]);
+      }),
+      { numRuns: 25 },
+    );
+  }, 120_000);
+});
+
+describe('diffRepo: a tree deeper than PATH_MAX', () => {
+  it('is diffed whole with its long path, even chmod 000; restorePermissions fixes every mode; rm -rf removes it', async () => {
+    const a = await tree({});
+    const b = await scratchDir('frognano-diff-deep-');
+    const name = 'd'.repeat(20);
+    // 300 levels of 20 characters: a path of 6,311 bytes, past PATH_MAX (4096); mkdir and cd by relative names
+    sh('cd "$1" && for i in $(seq 300); do mkdir "$2" && cd "$2" || exit 1; done && printf "import os\\n" > conftest.py && chmod 000 conftest.py && cd ../.. && chmod 000 .', b, name);
+    try {
+      const rel = `${Array.from({ length: 300 }, () => name).join('/')}/conftest.py`;
+      expect(rel.length).toBe(6311);
+      const r = await diffRepo(a, b);
+      expect(r).toEqual({ diff: `diff --git a/${rel} b/${rel}\nnew file mode 100644\n--- /dev/null\n+++ b/${rel}\n@@ -0,0 +1,1 @@\n+import os\n`, changes: [{ path: rel, raw: Buffer.from(rel), status: 'added' }] });
+      const lacking = 'find "$1" \\( -type d ! -perm -u=rwx \\) -o \\( -type f ! -perm -u=rw \\) | wc -l';
+      expect(sh(lacking, b).trim()).toBe('2');
+      await restorePermissions(b);
+      expect(sh(lacking, b).trim()).toBe('0');
+    } finally {
+      spawnSync('rm', ['-rf', b]);
+    }
+    expect(existsSync(b)).toBe(false);
   });
 });
