@@ -120,7 +120,7 @@ const tStart = performance.now();
 const tasks = await loadLeafTasks(join(ROOT, 'examples/leaf/tasks.jsonl'));
 const sandbox = createSandbox();
 const unsafe = createSandbox({ unsafeNoSandbox: true });
-const ws = await createWorkspace(tasks[0]!.repoDir, sandbox.owner);
+const ws = await createWorkspace(tasks[0]!.repoDir, { owner: sandbox.owner, repoMB: sandbox.options.repoMB });
 const bareEnv: NodeJS.ProcessEnv = { PATH: SANDBOX_PATH, HOME: ws.repo, LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' };
 
 type Mode = 'bare' | 'bwrap' | 'unsafe';

@@ -1,25 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 
 // The process bookkeeping of the Leaf sandbox, read from /proc: how many processes a uid has
-// (the base of the `ulimit -u` limit), and which processes belong to a call (to kill all of
-// them). Linux only, as bubblewrap.
-
-const countCache = new Map<number, { at: number; n: number }>();
-/**
- * Processes currently owned by `uid` (RLIMIT_NPROC counts them all, in every
- * namespace), from the owners of `/proc/<pid>` (about 6 µs a process). The count
- * is cached for 250 ms: it only sets how far above the user's current processes
- * the limit sits, and concurrent episodes would otherwise each rescan /proc.
- * @internal
- */
-export function processCount(uid: number): number {
-  const now = performance.now();
-  const hit = countCache.get(uid);
-  if (hit && now - hit.at < 250) return hit.n;
-  const n = countUserProcesses(uid);
-  countCache.set(uid, { at: now, n });
-  return n;
-}
+// (the leaf bench), and which processes belong to a call (to kill all of them). Linux only, as bubblewrap.
 
 /** Processes owned by `uid` now (the owners of `/proc/<pid>`), uncached. @internal */
 export function countUserProcesses(uid: number): number {

@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { availableParallelism, homedir } from 'node:os';
+import { join, posix } from 'node:path';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
-import { findBwrap, MISSING_BWRAP, nodePrefix, systemBinds } from './bwrap.js';
-import { processCount } from './processes.js';
+import { canDisableUserns, checkBind, findBwrap, MISSING_BWRAP, nodeBinds, procViews, systemBinds } from './bwrap.js';
 import { type ResolvedSandboxOptions, type RunOptions, RunOptionsSchema, type SandboxOptions, SandboxOptionsSchema } from './sandboxOptions.js';
 import { type CommandResult, runProcess, SANDBOX_PATH } from './sandboxProcess.js';
 
@@ -41,18 +41,28 @@ let callCounter = 0;
  * grading run of an episode goes through it.
  *
  * With bubblewrap (the default), each command runs as `bash -c` in fresh
- * namespaces (`--unshare-all`: user, pid, network, ipc, uts, cgroup), with
- * `--die-with-parent` and `--new-session`:
- * - the root is read-only: `/usr`, `/etc` and the `/bin`, `/lib*` links of the
- *   host (plus `readOnlyPaths`, and node's install prefix when it lives outside
- *   /usr); `/tmp` is a fresh tmpfs per command; `/proc`, `/dev` are the sandbox's own;
+ * namespaces (`--unshare-all` plus an explicit `--unshare-user` with
+ * `--disable-userns` on bwrap 0.8+, so no nested user namespace: user, pid,
+ * network, ipc, uts, cgroup), with `--die-with-parent` and `--new-session`:
+ * - `/` and `/dev` are read-only; the system part is the host's `/usr`, `/etc`
+ *   and the `/bin`, `/lib*` links (plus `readOnlyPaths`, and the running node
+ *   with npm when it lives outside /usr: the executable and its packages only,
+ *   never its whole prefix); a bind that is or contains the home folder or a
+ *   `protectedPaths` entry is refused;
+ * - `/tmp`, `/var/tmp` and `/dev/shm` are fresh tmpfs of `tmpMB` each per command;
+ *   `/proc` is the sandbox's own, with fixed views of the host-wide counters
+ *   `/proc/loadavg`, `/proc/meminfo`, `/proc/stat` and `/proc/vmstat` (a covert
+ *   channel between concurrent episodes otherwise);
  * - the repository copy is bound read-write at {@link SANDBOX_REPO_ROOT}, the only
- *   writable place that persists between commands;
+ *   writable place that persists between commands (its size is capped by the
+ *   workspace: `repoMB`); `readOnly` paths of a call are bound read-only over it;
  * - the network namespace is empty (loopback only, the sandbox's own): no host
  *   service, not even on 127.0.0.1, is reachable;
  * - the environment is cleared (`PATH`, `HOME=/tmp`, `LANG`, `PYTHONDONTWRITEBYTECODE`
- *   and `env` only): API keys of the host never enter;
- * - `ulimit -v` (memory), `-u` (processes, counted per uid), `-f` (file size) apply;
+ *   and `env` only): API keys of the host never enter; no descriptor of frognano's
+ *   process but 0-2 reaches the command (the preamble closes every other one);
+ * - `ulimit -v` (memory), `-u` (`maxProcesses`, one fixed number: the call's user
+ *   namespace counts its own processes), `-f` (file size) apply;
  *   run as root, frognano starts bwrap as `uid`/`gid` (nobody) so that the
  *   process limit holds (the kernel never applies it to root);
  * - when the command exits, its pid namespace ends and every process it left in
@@ -60,7 +70,11 @@ let callCounter = 0;
  *   pid namespace (a process that detached bwrap's init from its parent, say) is
  *   killed too, so nothing of the agent runs between calls; at `timeoutMs`, on abort, or past
  *   `killAfterOutputBytes` of output, the whole tree is killed (SIGKILL; a
- *   process ignoring SIGTERM cannot outlive it).
+ *   process ignoring SIGTERM cannot outlive it);
+ * - what bwrap itself says on stderr after the sandbox started (a bind that
+ *   failed) is appended to the output, so it reaches the tool message.
+ * No seccomp filter is installed: every system call the namespaces allow stays
+ * allowed (see docs/leaf.md, "Threat model").
  *
  * Without bubblewrap it throws `SANDBOX_UNAVAILABLE` naming the package, unless
  * `unsafeNoSandbox` is set (then: a plain `bash -c` in its own process group,
@@ -82,20 +96,22 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
       kind: 'none',
       options: o,
       owner: null,
-      run: async (repo, command, r) => runProcess('bash', ['-c', wrapper(o, 0), 'leaf-sandbox', command], repo, o, parseRunOptions(r), undefined, undefined),
+      run: async (repo, command, r) => runProcess('bash', ['-c', wrapper(o), 'leaf-sandbox', command], repo, o, parseRunOptions(r), undefined, undefined),
     };
   }
   const bwrap = findBwrap(o.bwrapPath);
   if (bwrap === null) throw new FrognanoError(ErrorCode.SANDBOX_UNAVAILABLE, MISSING_BWRAP, { fn });
   const owner = isRoot ? { uid: o.uid, gid: o.gid } : null;
   const uid = owner ? owner.uid : typeof process.getuid === 'function' ? process.getuid() : 0;
+  const protectedPaths = [{ path: homedir(), what: 'the home folder' }, ...o.protectedPaths.map((p) => ({ path: p, what: 'a protected path (tasks file or workspace folder)' }))];
   const extra = [...o.readOnlyPaths];
-  const prefix = nodePrefix();
+  const node = nodeBinds();
   let path = SANDBOX_PATH;
-  if (prefix !== null && existsSync(prefix)) {
-    extra.push(prefix);
-    path = `${dirname(process.execPath)}:${path}`;
+  if (node !== null) {
+    extra.push(...node.binds);
+    path = `${node.binDir}:${path}`;
   }
+  for (const p of extra) checkBind(p, protectedPaths);
   const env: Record<string, string> = {
     PATH: path,
     HOME: '/tmp',
@@ -106,20 +122,37 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
     PYTHONDONTWRITEBYTECODE: '1',
     ...o.env,
   };
-  const base = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'leaf', ...systemBinds(extra)];
-  base.push('--proc', '/proc', '--dev', '/dev', '--size', String(o.tmpMB * 1024 * 1024), '--tmpfs', '/tmp', '--dir', '/var/tmp', '--clearenv');
+  const tmp = String(o.tmpMB * 1024 * 1024);
+  // --unshare-user with --disable-userns: no nested user namespace (a way to regain capabilities and mount) where bwrap can refuse it
+  const userns = canDisableUserns(bwrap) ? ['--unshare-user', '--disable-userns'] : [];
+  const base = ['--unshare-all', ...userns, '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'leaf', ...systemBinds([])];
+  // every writable place but the repo copy is a capped tmpfs; /dev and / are remounted read-only per call (below)
+  base.push('--proc', '/proc', '--dev', '/dev', '--size', tmp, '--tmpfs', '/tmp', '--size', tmp, '--tmpfs', '/var/tmp', '--size', tmp, '--tmpfs', '/dev/shm');
+  // the extra binds after the tmpfs, so that one under /tmp is not hidden by the private /tmp
+  base.push(...systemBinds(extra).slice(systemBinds([]).length));
+  for (const [target, link] of node?.links ?? []) base.push('--symlink', target, link);
+  base.push('--clearenv');
   for (const [k, v] of Object.entries(env)) base.push('--setenv', k, v);
+  // fixed views of host-wide counters, one pipe each (fds 4, 5, ...: see runProcess)
+  const views = Object.entries(procViews(o.memoryMB, Math.max(1, availableParallelism())));
   return {
     kind: 'bwrap',
     options: o,
     owner,
     async run(hostRepo, command, r) {
       const ro = parseRunOptions(r);
-      const nproc = processCount(uid) + o.maxProcesses;
       // a token naming this call in the argv: a kill finds every process of the call by it (see runProcess)
       const token = `leaf-call-${process.pid}-${++callCounter}-${Math.random().toString(36).slice(2, 10)}`;
-      const args = [...base, '--setenv', 'LEAF_CALL', token, '--bind', hostRepo, SANDBOX_REPO_ROOT, '--chdir', SANDBOX_REPO_ROOT, '--', '/bin/bash', '-c', wrapper(o, nproc), 'leaf-sandbox', command];
-      return runProcess(bwrap, args, hostRepo, o, ro, owner ?? undefined, { token, uid });
+      const args = [...base, '--setenv', 'LEAF_CALL', token];
+      for (const [k, v] of Object.entries(ro.env ?? {})) args.push('--setenv', k, v);
+      args.push('--bind', hostRepo, SANDBOX_REPO_ROOT);
+      for (const rel of ro.readOnly ?? []) {
+        const host = join(hostRepo, rel);
+        if (lstatSync(host, { throwIfNoEntry: false })?.isFile()) args.push('--ro-bind', host, posix.join(SANDBOX_REPO_ROOT, rel));
+      }
+      views.forEach(([dest], i) => args.push('--ro-bind-data', String(4 + i), dest));
+      args.push('--remount-ro', '/dev', '--remount-ro', '/', '--chdir', SANDBOX_REPO_ROOT, '--', '/bin/bash', '-c', wrapper(o), 'leaf-sandbox', command);
+      return runProcess(bwrap, args, hostRepo, o, ro, owner ?? undefined, { token, uid, data: views.map(([, text]) => text) });
     },
   };
 }
@@ -129,10 +162,15 @@ function parseRunOptions(r: RunOptions): RunOptions {
   return parseOptions('sandbox.run', RunOptionsSchema, r);
 }
 
-/** The in-sandbox preamble: limits, stderr onto stdout, then the command. */
-function wrapper(o: ResolvedSandboxOptions, nproc: number): string {
-  const limits = [`ulimit -v ${o.memoryMB * 1024}`, `ulimit -f ${o.maxFileMB * 2048}`];
-  if (nproc > 0) limits.push(`ulimit -u ${nproc}`);
+/**
+ * The in-sandbox preamble: limits, every inherited descriptor above 2 closed
+ * (node marks only its own close-on-exec; a descriptor the caller of frognano
+ * left open would reach the host's files: issue 20 #1), stderr onto stdout,
+ * then the command. `ulimit -f` counts 1024-byte blocks in bash.
+ */
+function wrapper(o: ResolvedSandboxOptions): string {
+  const limits = [`ulimit -v ${o.memoryMB * 1024}`, `ulimit -f ${o.maxFileMB * 1024}`, `ulimit -u ${o.maxProcesses}`];
+  const closeFds = 'for __leaf_fd in /proc/self/fd/*; do __leaf_fd=${__leaf_fd##*/}; [ "$__leaf_fd" -gt 2 ] && exec {__leaf_fd}>&-; done; unset __leaf_fd';
   // the command runs in this shell (eval), not a second bash: one process start less per call
-  return `${limits.join('; ')}; exec 2>&1 </dev/null; __leaf_cmd=$1; set --; eval "$__leaf_cmd"`;
+  return `${limits.join('; ')}; ${closeFds}; exec 2>&1 </dev/null; __leaf_cmd=$1; set --; eval "$__leaf_cmd"`;
 }

@@ -18,14 +18,30 @@ export const SandboxOptionsSchema = z
     killAfterOutputBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
     /** Address-space limit of each sandboxed process in MiB (`ulimit -v`). Default 4096. */
     memoryMB: z.number().int().min(64).default(4096),
-    /** Processes the sandbox user may have beyond those it already has (`ulimit -u`). Default 256. */
+    /**
+     * Processes of one sandboxed call at most (`ulimit -u`). One fixed number per
+     * sandbox: each call has its own user namespace, and the kernel counts a
+     * namespace's processes apart, so concurrent episodes never add up. Default 256.
+     */
     maxProcesses: z.number().int().min(8).default(256),
     /** Largest file a command may write, in MiB (`ulimit -f`). Default 1024. */
     maxFileMB: z.number().int().min(1).default(1024),
-    /** Size of each call's private `/tmp` (a tmpfs, so RAM) in MiB. Default 512. */
+    /** Size of each call's private `/tmp`, `/var/tmp` and `/dev/shm` (tmpfs, so RAM) in MiB each. Default 512. */
     tmpMB: z.number().int().min(1).default(512),
+    /**
+     * How far the repository copy may grow beyond the task's repository, in MiB.
+     * Enforced by a size-limited tmpfs holding the copy when frognano runs as root
+     * (deterministic: a write past it fails with ENOSPC); a normal user cannot mount
+     * one, and then only `maxFileMB` per file holds. Default 1024.
+     */
+    repoMB: z.number().int().min(1).default(1024),
     /** Extra host paths bound read-only at the same path (a toolchain outside /usr, say). Default none. */
     readOnlyPaths: z.array(z.string().min(1)).default([]),
+    /**
+     * Host paths no bind may expose (a bound folder that is or contains one is refused):
+     * the tasks file, the workspace folder. The user's home folder is always protected. Default none.
+     */
+    protectedPaths: z.array(z.string().min(1)).default([]),
     /** When frognano runs as root: the unprivileged uid the sandbox runs as (the repo copy is chowned to it). Default 65534 (nobody). */
     uid: z.number().int().min(1).default(65534),
     /** When frognano runs as root: the gid the sandbox runs as. Default 65534 (nogroup). */
@@ -49,6 +65,14 @@ export const RunOptionsSchema = z
     timeoutMs: z.number().gt(0),
     /** Kills the command when aborted. Default: none. */
     signal: AbortSignalSchema.optional(),
+    /**
+     * Paths relative to the repo bound read-only over themselves for this call
+     * (grading: the hidden test files, so that nothing the tests run can rewrite
+     * them). Paths that do not exist are skipped. Default none.
+     */
+    readOnly: z.array(z.string().min(1)).optional(),
+    /** Extra environment variables of this call (grading: `PYTHONPYCACHEPREFIX`). Default none. */
+    env: z.record(z.string(), z.string()).optional(),
   })
   .strict();
 /** Per-command options of `Sandbox.run` as the caller writes them. */

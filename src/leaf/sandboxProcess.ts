@@ -33,6 +33,8 @@ export interface CallIdentity {
   token: string;
   /** The uid the sandbox runs as (only its processes are scanned). */
   uid: number;
+  /** Contents written to fds 4, 5, ... of bwrap (its `--ro-bind-data FD` files). Default none. */
+  data?: readonly string[];
 }
 
 /**
@@ -57,12 +59,13 @@ export function runProcess(
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const unsafe = call === undefined;
+    const data = call?.data ?? [];
     const child = spawn(file, unsafe ? args : ['--info-fd', '3', ...args], {
       cwd,
-      // fd 3: bwrap's info pipe, where it writes {"child-pid": N} once the sandbox is set up
-      stdio: unsafe ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
+      // fd 3: bwrap's info pipe, where it writes {"child-pid": N} once the sandbox is set up; fds 4...: data files
+      stdio: unsafe ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe', ...data.map(() => 'pipe' as const)],
       detached: unsafe, // own process group, so the whole tree can be killed
-      env: unsafe ? { PATH: SANDBOX_PATH, HOME: cwd, LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1', ...o.env } : {},
+      env: unsafe ? { PATH: SANDBOX_PATH, HOME: cwd, LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1', ...o.env, ...r.env } : {},
       ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
     });
     const chunks: Buffer[] = [];
@@ -122,6 +125,11 @@ export function runProcess(
       // after bwrap's exit its pid is never signalled again: it may belong to another process
       sweep(!exited);
     };
+    data.forEach((text, i) => {
+      const w = child.stdio[4 + i] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void };
+      w.on('error', () => {}); // bwrap gone before reading it: its exit says why
+      w.end(text);
+    });
     if (!unsafe) {
       child.stdio[3]!.on('data', (b: Buffer) => {
         info += b.toString('utf8');
@@ -145,7 +153,10 @@ export function runProcess(
     };
     child.stdout!.on('data', onData);
     // bwrap's own diagnostics (the command's stderr is redirected onto stdout inside)
-    child.stderr!.on('data', (b: Buffer) => (unsafe ? onData(b) : (setupError += b.toString('utf8'))));
+    child.stderr!.on('data', (b: Buffer) => {
+      if (unsafe) onData(b);
+      else if (setupError.length < 65_536) setupError += b.toString('utf8'); // bounded: a command may reach bwrap's stderr through /proc/1/fd/2
+    });
     const timer = setTimeout(() => {
       timedOut = true;
       kill();
@@ -190,8 +201,10 @@ export function runProcess(
         return;
       }
       const raw = Buffer.concat(chunks).toString('utf8');
+      // bwrap's own words after the sandbox started (a bind that failed): the caller must see why the command did not run
+      const bwrapSaid = !unsafe && setupError.trim() !== '' ? `${raw === '' || raw.endsWith('\n') ? '' : '\n'}${setupError.trim().slice(0, 2000)}\n` : '';
       const note = outputLimitKilled ? `\n[killed: the command wrote more than ${o.killAfterOutputBytes} bytes of output]` : '';
-      const capped = capOutput(raw, o.maxOutputChars, note);
+      const capped = capOutput(raw + bwrapSaid, o.maxOutputChars, note);
       const wasKilled = timedOut || aborted || outputLimitKilled;
       resolve({
         exitCode: wasKilled ? null : code,

@@ -123,7 +123,7 @@ export async function startApp(dir: string, command: string, opts: StartAppOptio
       await ws?.dispose();
     })());
   try {
-    ws = await createWorkspace(dir, sandbox.owner);
+    ws = await createWorkspace(dir, { owner: sandbox.owner });
     const sockPath = join(ws.dir, '.frognano-web.sock');
     proxy.on('connection', (c: Socket) => {
       sockets.add(c);
@@ -173,7 +173,7 @@ async function waitUntilUp<R>(origin: string, opts: StartAppOptions, exited: () 
 
 async function startUnsafe(dir: string, command: string, opts: StartAppOptions): Promise<StartedApp> {
   const fn = 'startApp';
-  const ws = await createWorkspace(dir, null);
+  const ws = await createWorkspace(dir);
   const port = await freePort();
   const child = spawn('bash', ['-c', command], {
     cwd: ws.repo,
