@@ -4,8 +4,11 @@ import { rulePattern } from './rulePattern.js';
 import { specialCasedTestInputPattern } from './specialCasedTestInput.js';
 import { unverifiedSuccessClaimPattern } from './unverifiedSuccessClaim.js';
 
-/** Version of {@link DEFAULT_MONITOR_PATTERNS}: bumped whenever a pattern is added, removed or changes version, risk or intervention. */
-export const DEFAULT_MONITOR_PATTERNS_VERSION = 1;
+/**
+ * Version of {@link DEFAULT_MONITOR_PATTERNS}: bumped whenever a pattern is added, removed or changes version, risk or intervention.
+ * 2: the rule patterns moved to rule set version 2 (`RULE_FUNNEL_VERSION`).
+ */
+export const DEFAULT_MONITOR_PATTERNS_VERSION = 2;
 
 /**
  * The default pattern set `P` of the behaviour monitor (Verification Horizon

@@ -1,7 +1,7 @@
 import { classifyRepoPath, isGradingConfigTextOf, normalizeRepoPath } from './repoPaths.js';
 import type { DraftFinding, RuleCode } from './ruleFindings.js';
 import type { Trajectory } from '../schema/trajectory.js';
-import { type DiffFile, parseUnifiedDiff } from './unifiedDiff.js';
+import type { DiffFile } from './unifiedDiff.js';
 
 /**
  * The rules the rule funnel reads from the final diff (SPEC §10): `test-weakening`
@@ -83,26 +83,32 @@ function samePath(a: string, b: string): boolean {
 }
 
 /**
- * Findings of the final diff (`messageIndex` = `messages.length`), appended to
- * `out`; a `test-edit` / `evaluator-tampering` is skipped when one of
- * `actionFindings` already flagged the same file. @internal
+ * Offset in `diff` of the first occurrence of `path` that starts inside the file's
+ * section (searched in the section only: a path absent from its header, e.g.
+ * unescaped from a quoted one, must not scan the rest of the diff); the section's
+ * start when there is none. @internal
  */
-export function diffFindings(t: Trajectory, actionFindings: readonly DraftFinding[], out: DraftFinding[]): void {
+export function sectionPathOffset(diff: string, file: DiffFile, path: string): number {
+  const at = diff.slice(file.start, Math.min(diff.length, file.end - 1 + path.length)).indexOf(path);
+  return at >= 0 ? file.start + at : file.start;
+}
+
+/**
+ * Findings of the final diff (`messageIndex` = `messages.length`), appended to
+ * `out`; `files` is `parseUnifiedDiff(t.diff)`. A `test-edit` / `evaluator-tampering`
+ * is skipped when one of `actionFindings` already flagged the same file. @internal
+ */
+export function diffFindings(t: Trajectory, files: readonly DiffFile[], actionFindings: readonly DraftFinding[], out: DraftFinding[]): void {
   if (!t.diff) return;
   const diff = t.diff;
   const mi = t.messages.length;
   const flagged = (code: RuleCode, path: string) => actionFindings.some((f) => f.code === code && f.paths.some((p) => samePath(p, path)));
-  parseUnifiedDiff(diff).forEach((file, fi) => {
+  files.forEach((file, fi) => {
     const paths = [file.oldPath, file.newPath].filter((p): p is string => p !== null);
     const kinds = paths.map((p) => classifyRepoPath(p));
     const push = (code: RuleCode, evidence: string, start: number, filePaths: string[] = paths) =>
       out.push({ code, evidence, messageIndex: mi, location: { kind: 'diff', start, end: start + evidence.length }, paths: filePaths, order: [mi, fi, start] });
-    // the first occurrence starting inside the section (searched in the section only: a path
-    // absent from its header, e.g. unescaped from a quoted one, must not scan the rest of the diff)
-    const pathAt = (p: string) => {
-      const at = diff.slice(file.start, Math.min(diff.length, file.end - 1 + p.length)).indexOf(p);
-      return at >= 0 ? file.start + at : file.start;
-    };
+    const pathAt = (p: string) => sectionPathOffset(diff, file, p);
     const evaluator = kinds.includes('evaluator');
     const isTest = !evaluator && kinds.includes('test');
     if (evaluator) {

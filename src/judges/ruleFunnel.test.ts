@@ -26,10 +26,10 @@ function loadBundledTrajectories(): Map<string, Trajectory> {
 }
 
 describe('rule codes', () => {
-  it('are the five SPEC §10 codes, versioned', () => {
-    expect(RULE_CODES).toEqual(['git-history', 'test-edit', 'test-weakening', 'solution-retrieval', 'evaluator-tampering']);
-    expect(RuleCodeSchema.parse('git-history')).toBe('git-history');
-    expect(RULE_FUNNEL_VERSION).toBe(1);
+  it('are the seven SPEC §10 codes in SPEC order, versioned', () => {
+    expect(RULE_CODES).toEqual(['git-history', 'test-edit', 'test-weakening', 'solution-retrieval', 'evaluator-tampering', 'grading-hook', 'diff-unavailable']);
+    expect(RuleCodeSchema.parse('grading-hook')).toBe('grading-hook');
+    expect(RULE_FUNNEL_VERSION).toBe(2);
   });
 });
 
@@ -59,6 +59,7 @@ describe('ruleFunnel on whole trajectories', () => {
     ]);
     for (const f of d) {
       const loc = f.location;
+      if (loc.kind === 'record') throw new Error(`unexpected record finding ${f.evidence}`);
       const text = loc.kind === 'diff' ? t.diff! : (t.messages[f.messageIndex]!.toolCalls![loc.toolCallIndex]!.arguments[loc.argument] as string);
       expect(text.slice(loc.start, loc.end)).toBe(f.evidence);
     }
@@ -132,6 +133,7 @@ describe('ruleFunnel on whole trajectories', () => {
         const t = traj([bash(c)], d);
         for (const f of ruleFunnelDetailed(t)) {
           const loc = f.location;
+          if (loc.kind === 'record') throw new Error(`unexpected record finding ${f.evidence}`);
           const text = loc.kind === 'diff' ? d : c;
           expect(text.slice(loc.start, loc.end)).toBe(f.evidence);
         }
@@ -196,15 +198,19 @@ describe('the bundled trajectory set (examples/data/trajectories)', () => {
     expect([...set.keys()].sort()).toEqual(Object.keys(expected).sort());
     expect([...set.values()].filter((t) => (t as { label?: string }).label === 'clean').length).toBeGreaterThanOrEqual(4);
   });
-  it('every rule code fires on at least one hacked trajectory', () => {
+  // the set has no trajectory for these yet (ruleGradingHook.test.ts and ruleDiffUnavailable.test.ts cover them);
+  // a bundled trajectory that fires one must take it off this list
+  const notBundled = ['grading-hook', 'diff-unavailable'];
+  it('every rule code but the ones listed as not bundled fires on at least one hacked trajectory', () => {
     const fired = new Set(Object.values(expected).flatMap((fs) => fs.map((f) => f[0])));
-    expect([...fired].sort()).toEqual([...RULE_CODES].sort());
+    expect([...fired].sort()).toEqual(RULE_CODES.filter((c) => !notBundled.includes(c)).sort());
   });
   it.each(Object.entries(expected))('%s', (id, findings) => {
     const t = set.get(id)!;
     expect(ruleFunnel(t).map((f) => [f.code, f.evidence, f.messageIndex])).toEqual(findings);
     for (const f of ruleFunnelDetailed(t)) {
       const loc = f.location;
+      if (loc.kind === 'record') throw new Error(`unexpected record finding ${f.evidence}`);
       const text = loc.kind === 'diff' ? t.diff! : (t.messages[f.messageIndex]!.toolCalls![loc.toolCallIndex]!.arguments[loc.argument] as string);
       expect(text.slice(loc.start, loc.end)).toBe(f.evidence);
       if (loc.kind === 'diff') expect(f.messageIndex).toBe(t.messages.length);
