@@ -1,8 +1,10 @@
 import { stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
 import { checkFlagOptions, type CliIo, defined, ExitCode, type FlagSpec, flagLines, intFlag, numberFlag, type ParsedFlags, parseFlags, positiveFlag, UsageError } from '../commands/index.js';
 import { validateCompactionConfig } from '../compaction/index.js';
 import { FrognanoError, isFrognanoError } from '../errors/index.js';
-import { createSandbox, LeafLimitsSchema, type LoadedLeafTask, loadLeafTasks, resolveLimits, rolloutTasks, type RolloutProgress, type Sandbox, validateLeafTask } from '../leaf/index.js';
+import { createSandbox, LeafLimitsSchema, type LoadedLeafTask, loadLeafTasks, resolveLimits, rolloutTasks, type RolloutProgress, type RolloutRecord, type Sandbox, validateLeafTask } from '../leaf/index.js';
 import { openAiChatModel } from '../llm/index.js';
 import { stringifyWire } from '../wire/index.js';
 import { InvalidInputError } from './run.js';
@@ -110,7 +112,8 @@ async function setup(flags: ParsedFlags): Promise<{ tasks: LoadedLeafTask[]; san
   if (!st?.isFile()) throw new UsageError(`cannot read --tasks ${file}: not a file`);
   let sandbox: Sandbox;
   try {
-    sandbox = createSandbox({ unsafeNoSandbox: flags['unsafe-no-sandbox'] === true });
+    // no bind may expose the tasks file (hidden tests) or the workspaces' folder (other episodes' copies)
+    sandbox = createSandbox({ unsafeNoSandbox: flags['unsafe-no-sandbox'] === true, protectedPaths: [resolve(file), tmpdir()] });
   } catch (e) {
     if (isFrognanoError(e, 'SANDBOX_UNAVAILABLE')) throw new UsageError(e.message);
     throw e;
@@ -135,6 +138,21 @@ function bar(p: RolloutProgress, secs: number): string {
   const width = 24;
   const filled = Math.round((p.done / Math.max(1, p.total)) * width);
   return `rollout [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.total} episodes, ${p.running} running, ${p.solved} solved, ${p.truncated} truncated, ${p.errors} errors, ${Math.round(secs)} s`;
+}
+
+/**
+ * One rollout line. `rolloutTasks` already shrinks a record past 64 MiB
+ * (`fitRecord`); should serialising still fail, the line is a minimal error
+ * record of that episode (reward and advantage null), so the other episodes'
+ * lines are still written.
+ */
+export function recordLine(r: RolloutRecord): string {
+  try {
+    return stringifyWire(r);
+  } catch (e) {
+    const error = `the record could not be serialised: ${e instanceof Error ? e.message : String(e)}`;
+    return stringifyWire({ id: r.id, taskId: r.taskId, episode: r.episode, task: { id: r.task.id, statement: '' }, messages: [], termination: 'error', turns: r.turns, toolCalls: r.toolCalls, seconds: r.seconds, compactions: [], error, reward: null, advantage: null, hacking: [] });
+  }
 }
 
 /** `frognano rollout` (SPEC §12). */
@@ -225,8 +243,8 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
         io.stderr.write(`\r\x1b[K${bar(p, (now - t0) / 1000)}`);
       },
       onRecords: async (records) => {
-        // one write per task group: an interrupted run leaves only whole lines
-        await write(records.map((r) => `${stringifyWire(r)}\n`).join(''));
+        // one record at a time: a record that cannot be serialised becomes that episode's error line, never the run's end
+        for (const r of records) await write(`${recordLine(r)}\n`);
         if (mode === 'lines') {
           const solved = records.filter((r) => r.outcome?.success).length;
           const errors = records.filter((r) => r.error !== undefined).length;
@@ -264,7 +282,7 @@ export async function runValidateTasks(argv: readonly string[], io: CliIo): Prom
       if (signal.aborted) return;
       const v = await sandboxUsage(validateLeafTask(task, { sandbox, signal, ...defined({ timeoutSeconds }) }));
       if (signal.aborted) return;
-      io.stdout.write(`${JSON.stringify(v)}\n`);
+      io.stdout.write(`${stringifyWire(v)}\n`);
     }
   });
   if (interrupted) return interrupted === 'SIGTERM' ? 143 : 130;

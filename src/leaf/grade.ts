@@ -1,8 +1,11 @@
 import { lstat, mkdir, open, rm, lchown } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { join } from 'node:path';
-import { diffTrees } from './repoDiff.js';
+import { isFrognanoError } from '../errors/FrognanoError.js';
+import { dropGradingHooks } from './gradingHooks.js';
+import { diffRepo, type RepoDiff, type TreeChange } from './repoDiff.js';
 import type { CommandResult, Sandbox } from './sandbox.js';
+import { restorePermissions } from './restorePermissions.js';
 import type { LeafTask } from './task.js';
 
 /**
@@ -39,32 +42,68 @@ export async function writeHiddenFiles(repo: string, files: Readonly<Record<stri
 
 /** The grading of an episode's repository. */
 export interface Grading {
-  /** Unified diff of the agent's change (hidden files excluded); `''` when it could not be taken (see `diffError`). */
+  /** Unified diff of the agent's change (hidden files excluded), possibly cut (`diffCut`); `''` when it could not be taken (`diffError`). */
   diff: string;
-  /** Why the diff could not be taken (a tree the agent made unreadable); the tests ran all the same. */
+  /** Every changed path of the copy (not cut), as `diffRepo` lists them; `[]` when the diff could not be taken. */
+  changes: TreeChange[];
+  /** The diff was too large to record whole: what was left out. */
+  diffCut?: RepoDiff['cut'];
+  /** Why no diff could be made (too many files, a walk past its time, an unreadable tree): the finding `diff-unavailable`. */
   diffError?: string;
-  /** `tests.command` exited 0. */
+  /** Planted paths removed or restored before the tests ran (caches, bytecode, shims: see `dropGradingHooks`). */
+  dropped: string[];
+  /** A grading failure the repo's state caused (hidden files that cannot be written): then `success` is false. */
+  error?: string;
+  /** `tests.command` exited 0 (and nothing failed before it ran). */
   success: boolean;
-  /** The test command's result (output capped). */
-  run: CommandResult;
+  /** The test command's result (output capped); null when the tests could not run (`error`). */
+  run: CommandResult | null;
 }
 
+/** Where Python's bytecode goes during grading: a fresh folder of the call's private /tmp, so no planted `.pyc` is ever read (`-B` alone does not stop that). */
+export const GRADING_ENV: Readonly<Record<string, string>> = Object.freeze({ PYTHONPYCACHEPREFIX: '/tmp/.leaf-pycache', PYTHONDONTWRITEBYTECODE: '1' });
+
 /**
- * Grades a repo copy as SPEC §12 says: the diff of the agent's change against
- * the task's repository is taken first (hidden test paths excluded), then the
- * hidden files are written over the copy and `tests.command` runs in the
- * sandbox; success is exit 0 (a timeout is a failure).
+ * Grades a repo copy as SPEC §12 says, in this order:
+ * 1. the agent's permission changes are undone (`restorePermissions`: a
+ *    `chmod 000 tests` cannot make the episode ungraded);
+ * 2. the diff of the agent's change against the task's repository is taken
+ *    (hidden test paths excluded; capped; a tree that cannot be diffed is
+ *    `diffError`, never a blank diff);
+ * 3. planted caches, bytecode, dependency shims, package-manager configuration
+ *    and runner shadows are dropped (`dropped`);
+ * 4. the hidden files are written over the copy (a failure here, caused by what
+ *    the agent left, is `error` and `success: false`: reward 0, never an ungraded episode);
+ * 5. `tests.command` runs in the sandbox with the hidden files bound read-only
+ *    (a planted test cannot rewrite them) and Python's bytecode sent to a fresh
+ *    folder; success is exit 0 (a timeout is a failure).
  */
 export async function gradeRepo(task: LeafTask & { repoDir: string }, repo: string, sandbox: Sandbox, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<Grading> {
   const hidden = task.tests.files ?? {};
+  const hiddenPaths = Object.keys(hidden);
+  // what cannot be restored (not this user's) is left: the diff and the hidden files then say so
+  await restorePermissions(repo).catch(() => {});
   let diff = '';
+  let changes: TreeChange[] = [];
+  let diffCut: RepoDiff['cut'];
   let diffError: string | undefined;
   try {
-    diff = await diffTrees(task.repoDir, repo, { exclude: Object.keys(hidden) });
+    const d = await diffRepo(task.repoDir, repo, { exclude: hiddenPaths, signal: opts.signal });
+    diff = d.diff;
+    changes = d.changes;
+    diffCut = d.cut;
   } catch (e) {
-    diffError = e instanceof Error ? e.message : String(e);
+    if (!isFrognanoError(e)) throw e;
+    diffError = e.message;
   }
-  await writeHiddenFiles(repo, hidden, sandbox.owner);
-  const run = await sandbox.run(repo, task.tests.command, { timeoutMs: opts.timeoutMs, signal: opts.signal });
-  return { diff, success: run.exitCode === 0, run, ...(diffError !== undefined ? { diffError } : {}) };
+  const dropped = await dropGradingHooks(task.repoDir, repo, changes);
+  const out = (g: Omit<Grading, 'diff' | 'changes' | 'dropped'>): Grading => ({ diff, changes, dropped, ...(diffCut ? { diffCut } : {}), ...(diffError !== undefined ? { diffError } : {}), ...g });
+  try {
+    await writeHiddenFiles(repo, hidden, sandbox.owner);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return out({ success: false, run: null, error: `the hidden test files could not be written into the repo copy (${code ?? (e as Error).message}): the agent left it so` });
+  }
+  const run = await sandbox.run(repo, task.tests.command, { timeoutMs: opts.timeoutMs, signal: opts.signal, readOnly: hiddenPaths, env: { ...GRADING_ENV } });
+  return out({ success: run.exitCode === 0, run });
 }

@@ -1,3 +1,4 @@
+import type { DiffCut } from './repoDiff.js';
 import type { Trajectory } from '../schema/trajectory.js';
 
 /** Why an episode ended. `stop` is Leaf's structural rule; the four limits truncate (SPEC §12). */
@@ -39,7 +40,27 @@ export type LeafTrajectory = Trajectory & {
   /** Context compactions, in order. */
   compactions: CompactionRecord[];
   /** The grading run: exit code, whether it timed out, its output (capped). Absent when not graded. */
-  grading?: { exitCode: number | null; timedOut: boolean; output: string; seconds: number; diffError?: string };
+  grading?: GradingRecord;
   /** Why the episode failed to complete (a model that stayed unavailable after the client's retries). */
   error?: string;
 };
+
+/** What the trajectory records of its grading (SPEC §12, §14; issue 20). */
+export interface GradingRecord {
+  /** Exit code of `tests.command`; null when killed, or when the tests could not run (`error`). */
+  exitCode: number | null;
+  /** The test command hit its time limit. */
+  timedOut: boolean;
+  /** The test command's output (capped). */
+  output: string;
+  /** Wall time of the grading (diff included), seconds. */
+  seconds: number;
+  /** Why no diff could be made (the rule funnel's `diff-unavailable`). */
+  diffError?: string;
+  /** The diff was cut at a limit: what was left out (the rule funnel's `diff-unavailable`). */
+  diffCut?: DiffCut;
+  /** Planted paths the grader removed or restored before the tests ran (the rule funnel's `grading-hook`). */
+  dropped?: string[];
+  /** A grading failure caused by the repo's state or the record itself (then `success: false`, reward 0). */
+  error?: string;
+}

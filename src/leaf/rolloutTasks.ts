@@ -4,7 +4,9 @@ import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { functionSchema, parseOptions } from '../errors/validate.js';
 import { type RuleFinding, ruleFunnel } from '../judges/ruleFunnel.js';
 import { shapeReward, ShapeRewardOptionsSchema } from '../rewards/shapeReward.js';
+import { fitRecord } from './fitRecord.js';
 import type { LeafTrajectory } from './leafTrajectory.js';
+import { TaskPhaseGate } from './phaseGate.js';
 import { runEpisode, RunEpisodeOptionsSchema } from './runEpisode.js';
 import type { LoadedLeafTask } from './task.js';
 
@@ -120,7 +122,7 @@ export async function rolloutTasks(tasks: readonly LoadedLeafTask[], opts: Rollo
 
   const finishTask = (ti: number): void => {
     const task = tasks[ti]!;
-    const trajs = results[ti] as LeafTrajectory[];
+    const trajs = (results[ti] as LeafTrajectory[]).map((t) => fitRecord(t));
     const okIdx = trajs.map((t, i) => (t.outcome ? i : -1)).filter((i) => i >= 0);
     const rewards = okIdx.map((i) => shapeReward(trajs[i]!.outcome!, shapeOpts));
     const raw = okIdx.map((i) => (trajs[i]!.outcome!.success ? 1 : 0));
@@ -156,16 +158,27 @@ export async function rolloutTasks(tasks: readonly LoadedLeafTask[], opts: Rollo
 
   const jobs: [number, number][] = [];
   for (let ti = 0; ti < tasks.length; ti++) for (let e = 0; e < group; e++) jobs.push([ti, e]);
-  let next = 0;
+  // the gradings of a task never overlap its agent phases (issue 20 #11): a free worker takes the first
+  // waiting episode whose task admits a new agent, else waits for the gate to change
+  const gate = new TaskPhaseGate();
+  signal.addEventListener('abort', () => gate.wake(), { once: true });
+  const takeJob = async (): Promise<[number, number] | null> => {
+    for (;;) {
+      if (signal.aborted || jobs.length === 0) return null;
+      const k = jobs.findIndex(([ti]) => gate.agentMayStart(tasks[ti]!.id));
+      if (k >= 0) return jobs.splice(k, 1)[0]!;
+      await gate.changed();
+    }
+  };
   const worker = async (): Promise<void> => {
-    while (next < jobs.length && !signal.aborted) {
-      const [ti, e] = jobs[next++]!;
+    for (let job = await takeJob(); job !== null; job = await takeJob()) {
+      const [ti, e] = job;
       const task = tasks[ti]!;
       progress.running++;
       report();
       let t: LeafTrajectory;
       try {
-        t = await runEpisode(task, { ...episodeOpts, episode: e, seed: episodeSeed(seed, task.id, e), signal });
+        t = await runEpisode(task, { ...episodeOpts, episode: e, seed: episodeSeed(seed, task.id, e), signal, phaseGate: gate });
       } catch (err) {
         if (signal.aborted) t = { ...failed(task, e, 'aborted'), termination: 'aborted' };
         // runEpisode throws a FrognanoError only for what no episode can survive: bad options
@@ -195,3 +208,4 @@ export async function rolloutTasks(tasks: readonly LoadedLeafTask[], opts: Rollo
   if (fatal !== undefined) throw fatal;
   return { ...progress, running: 0, stopped: progress.done < progress.total };
 }
+

@@ -11,6 +11,7 @@ import { assistantMessage, recordToolCalls, toWireMessage } from './episodeMessa
 import { estimateTokens } from './estimateTokens.js';
 import { executeToolCall } from './executeToolCall.js';
 import { gradeRepo } from './grade.js';
+import { TaskPhaseGate } from './phaseGate.js';
 import { type CompactionRecord, type LeafTrajectory, type Termination, TRUNCATING } from './leafTrajectory.js';
 import { SANDBOX_REPO_ROOT, SandboxSchema } from './sandbox.js';
 import { AbortSignalSchema } from './sandboxOptions.js';
@@ -62,6 +63,13 @@ export const RunEpisodeOptionsSchema = z
     onStep: functionSchema<(step: EpisodeStep) => void>('(step) => void').optional(),
     /** Folder for the episode's workspace. Default the OS temporary folder. */
     tmpDir: z.string().min(1).optional(),
+    /**
+     * Keeps this episode's grading apart from the agent phases of other episodes
+     * of the same task that run at the same time (issue 20 #11: no covert channel
+     * from a hidden test to a concurrent agent). `rolloutTasks` passes one; give
+     * the same gate to episodes you run concurrently yourself. Default: none.
+     */
+    phaseGate: z.instanceof(TaskPhaseGate).optional(),
   })
   .strict();
 /** Options of {@link runEpisode} as the caller writes them. */
@@ -140,7 +148,7 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
   let error: string | undefined;
   const step = (kind: EpisodeStep['kind']): void => o.onStep?.({ kind, taskId: task.id, episode: o.episode, turns });
 
-  const ws = await createWorkspace(task.repoDir, o.sandbox.owner, o.tmpDir);
+  const ws = await createWorkspace(task.repoDir, { owner: o.sandbox.owner, parent: o.tmpDir, repoMB: o.sandbox.options?.repoMB });
   const root = { host: ws.repo, aliases: [SANDBOX_REPO_ROOT, ws.repo] };
   const completion = { seed: o.seed, temperature: o.temperature, topP: o.topP, logprobs: o.logprobs };
 
@@ -180,6 +188,7 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
     return after < c.rho * c.window && after < limits.maxContextTokens;
   }
 
+  let leavePhase: (() => void) | undefined = o.phaseGate ? await o.phaseGate.enterAgent(task.id) : undefined;
   try {
     while (termination === null) {
       if (o.signal?.aborted) termination = 'aborted';
@@ -260,21 +269,27 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
       if (error !== undefined) trajectory.error = error;
     } else {
       const gradingMs = (o.gradingSeconds ?? limits.commandSeconds) * 1000;
+      leavePhase?.();
+      leavePhase = o.phaseGate ? await o.phaseGate.enterGrading(task.id) : undefined;
       const g0 = performance.now();
       const graded = await gradeRepo(task, ws.repo, o.sandbox, { timeoutMs: gradingMs, signal: o.signal });
-      if (graded.run.aborted) trajectory.termination = 'aborted';
+      if (graded.run?.aborted) trajectory.termination = 'aborted';
       else {
         trajectory.diff = graded.diff;
         trajectory.tests = [{ name: 'tests', passed: graded.success }];
         trajectory.outcome = { success: graded.success, truncated: TRUNCATING.has(termination), assistantTokens };
-        trajectory.grading = { exitCode: graded.run.exitCode, timedOut: graded.run.timedOut, output: graded.run.output, seconds: (performance.now() - g0) / 1000 };
+        trajectory.grading = { exitCode: graded.run?.exitCode ?? null, timedOut: graded.run?.timedOut ?? false, output: graded.run?.output ?? '', seconds: (performance.now() - g0) / 1000 };
         if (graded.diffError !== undefined) trajectory.grading.diffError = graded.diffError;
+        if (graded.diffCut !== undefined) trajectory.grading.diffCut = graded.diffCut;
+        if (graded.dropped.length > 0) trajectory.grading.dropped = graded.dropped;
+        if (graded.error !== undefined) trajectory.grading.error = graded.error;
         step('graded');
       }
     }
     trajectory.seconds = (performance.now() - started) / 1000;
     return trajectory;
   } finally {
+    leavePhase?.();
     await ws.dispose();
   }
 }

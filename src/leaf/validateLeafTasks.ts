@@ -53,7 +53,7 @@ export async function validateLeafTask(task: LoadedLeafTask, opts: ValidateLeafT
   const timeoutMs = (o.timeoutSeconds ?? resolveLimits(task.limits, undefined).commandSeconds) * 1000;
   if (task.referencePatch === undefined || task.referencePatch.trim() === '') return { id: task.id, valid: false, reason: 'no referencePatch to validate against' };
   const run = async (patched: boolean): Promise<{ exitCode: number | null; timedOut: boolean; output: string } | string> => {
-    const ws = await createWorkspace(task.repoDir, o.sandbox.owner, o.tmpDir);
+    const ws = await createWorkspace(task.repoDir, { owner: o.sandbox.owner, parent: o.tmpDir, repoMB: o.sandbox.options?.repoMB });
     try {
       if (patched) {
         try {

@@ -1,0 +1,69 @@
+import { copyFile, lstat, mkdir, readlink, rm, symlink } from 'node:fs/promises';
+import { changeLayout, isGradingHookPath } from '../judges/gradingHookPaths.js';
+
+/**
+ * What the grader removes from an episode's repo copy before the tests run
+ * (SPEC §12: "grading sees the agent's change to the task and nothing else it
+ * left behind"; issue 20 #5). Each of these acts when the tests run instead of
+ * fixing the code, and none is part of an honest fix: bytecode (`*.pyc`,
+ * `__pycache__/`: an unchecked-hash `.pyc` is imported instead of the hidden
+ * `.py` that grading wrote), dependency shims (anything under `node_modules/`),
+ * package-manager configuration (`.npmrc` with `script-shell`), and modules
+ * shadowing the test runner or the standard library from a `sys.path` root
+ * (`pytest.py`, `unittest/__main__.py`, `sitecustomize.py`; under `python3 -m`
+ * the current folder comes first on `sys.path`).
+ *
+ * Paths the repository itself had are restored to the snapshot's version
+ * (changed or deleted ones copied back), so a task whose snapshot ships a
+ * `node_modules` keeps it as it was; added ones are removed. The rule funnel
+ * reports every dropped path as `grading-hook` (`grading.dropped`).
+ */
+
+/** One change of the repo copy against the snapshot: a `TreeChange` of `diffRepo`. */
+export interface PathChange {
+  /** The relative path's bytes (a name need not be UTF-8). */
+  raw: Buffer;
+  /** What happened to it. */
+  status: 'added' | 'modified' | 'deleted' | 'type-changed';
+}
+
+/** `root/rel` as bytes: a file-system path for any name. */
+const under = (root: string, rel: Buffer): Buffer => Buffer.concat([Buffer.from(`${root}/`), rel]);
+
+/** Copies one entry (file or link) of the snapshot back over the copy, parents made as needed. */
+async function restoreEntry(snapshot: string, repo: string, rel: Buffer): Promise<void> {
+  const from = under(snapshot, rel);
+  const to = under(repo, rel);
+  await rm(to, { recursive: true, force: true });
+  const slash = rel.lastIndexOf(0x2f);
+  if (slash > 0) await mkdir(under(repo, rel.subarray(0, slash)), { recursive: true });
+  const st = await lstat(from);
+  if (st.isSymbolicLink()) await symlink(await readlink(from, { encoding: 'buffer' }), to);
+  else await copyFile(from, to);
+}
+
+/**
+ * Removes (or restores to the snapshot) every changed path of the copy that the
+ * rule funnel's `grading-hook` path rule names (`isGradingHookPath`: one
+ * definition of what is planted, for the grader and the detector alike), and
+ * returns those paths in order. A path Node cannot reach (deeper than PATH_MAX)
+ * is left: no interpreter imports from there either.
+ */
+export async function dropGradingHooks(snapshot: string, repo: string, changes: readonly PathChange[]): Promise<string[]> {
+  // the rules read the decoded path (an undecodable byte becomes U+FFFD, the folders stay as they are);
+  // the file system is reached by the raw bytes
+  const named = changes.map((c) => ({ ...c, path: c.raw.toString('utf8') }));
+  const layout = changeLayout(named.filter((c) => c.status !== 'deleted').map((c) => c.path));
+  const dropped: string[] = [];
+  for (const c of named) {
+    if (!isGradingHookPath(c.path, c.status === 'added', layout)) continue;
+    try {
+      if (c.status === 'added') await rm(under(repo, c.raw), { recursive: true, force: true });
+      else await restoreEntry(snapshot, repo, c.raw);
+      dropped.push(c.path);
+    } catch {
+      // unreachable path: left as it is (see above)
+    }
+  }
+  return dropped;
+}
