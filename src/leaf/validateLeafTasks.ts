@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseOptions } from '../errors/validate.js';
 import { applyUnifiedDiff } from './applyUnifiedDiff.js';
-import { writeHiddenFiles } from './grade.js';
+import { GRADING_ENV, writeHiddenFiles } from './grade.js';
 import { SandboxSchema } from './sandbox.js';
 import { AbortSignalSchema } from './sandboxOptions.js';
 import { type LoadedLeafTask, resolveLimits } from './task.js';
@@ -64,7 +64,8 @@ export async function validateLeafTask(task: LoadedLeafTask, opts: ValidateLeafT
       }
       await writeHiddenFiles(ws.repo, task.tests.files ?? {}, null);
       if (o.sandbox.owner) await chownTree(ws.repo, o.sandbox.owner);
-      return await o.sandbox.run(ws.repo, task.tests.command, { timeoutMs, signal: o.signal });
+      // the tests run as grading runs them (hidden files read-only, bytecode in a fresh folder)
+      return await o.sandbox.run(ws.repo, task.tests.command, { timeoutMs, signal: o.signal, readOnly: Object.keys(task.tests.files ?? {}), env: { ...GRADING_ENV } });
     } finally {
       await ws.dispose();
     }
