@@ -30,13 +30,28 @@ export interface PathChange {
 /** `root/rel` as bytes: a file-system path for any name. */
 const under = (root: string, rel: Buffer): Buffer => Buffer.concat([Buffer.from(`${root}/`), rel]);
 
-/** Copies one entry (file or link) of the snapshot back over the copy, parents made as needed. */
+/**
+ * Makes every folder on the way to `rel` (its parents, inside the copy) a real
+ * folder: a component that is a symbolic link or not a folder (something the
+ * agent planted: `pkg -> /etc`) is removed (the link itself, never its target)
+ * and made a folder. Nothing below can then be led outside the copy.
+ */
+async function realParents(repo: string, rel: Buffer): Promise<void> {
+  for (let i = rel.indexOf(0x2f); i > 0; i = rel.indexOf(0x2f, i + 1)) {
+    const dir = under(repo, rel.subarray(0, i));
+    const st = await lstat(dir).catch(() => null);
+    if (st?.isDirectory()) continue;
+    if (st) await rm(dir, { force: true });
+    await mkdir(dir);
+  }
+}
+
+/** Copies one entry (file or link) of the snapshot back over the copy, its parents made real folders first. */
 async function restoreEntry(snapshot: string, repo: string, rel: Buffer): Promise<void> {
   const from = under(snapshot, rel);
   const to = under(repo, rel);
+  await realParents(repo, rel);
   await rm(to, { recursive: true, force: true });
-  const slash = rel.lastIndexOf(0x2f);
-  if (slash > 0) await mkdir(under(repo, rel.subarray(0, slash)), { recursive: true });
   const st = await lstat(from);
   if (st.isSymbolicLink()) await symlink(await readlink(from, { encoding: 'buffer' }), to);
   else await copyFile(from, to);
@@ -58,7 +73,11 @@ export async function dropGradingHooks(snapshot: string, repo: string, changes: 
   for (const c of named) {
     if (!isGradingHookPath(c.path, c.status === 'added', layout)) continue;
     try {
-      if (c.status === 'added') await rm(under(repo, c.raw), { recursive: true, force: true });
+      if (c.status === 'added') {
+        // an added path lies below real folders of the copy as the walk saw it (no agent process runs since); checked all the same
+        await realParents(repo, c.raw);
+        await rm(under(repo, c.raw), { recursive: true, force: true });
+      }
       else await restoreEntry(snapshot, repo, c.raw);
       dropped.push(c.path);
     } catch {
