@@ -54,3 +54,5 @@ export { renderLeafReport } from './report.js';
 export type { LeafReportOptions } from './report.js';
 export { summarizeLeafRecords } from './summarizeLeafRecords.js';
 export type { LeafRecordStats, LeafRecordsSummary, LeafTaskStats } from './summarizeLeafRecords.js';
+export { parsePytestLog, parseUnittestLog, parseTapLog, parseJunitXml, TEST_LOG_PARSERS, TEST_LOG_FORMATS, gradeTestIds, GradeTestIdsInputSchema, FAIL_TO_PASS_OK, PASS_TO_PASS_OK, TEST_STATUSES, TestStatusSchema, TestResultSchema, TAP_NAME_SEPARATOR, JUNIT_ID_SEPARATOR, lastOccurrenceWins } from './testLogs/index.js';
+export type { TestLogFormat, TestLogParser, TestResult, TestStatus, GradedTest, GradeTestIdsInput, TestIdGrading } from './testLogs/index.js';
