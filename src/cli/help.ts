@@ -1,6 +1,6 @@
 import { type FlagSpec, flagLines, RECORD_COMMANDS, type RecordCommand } from '../commands/index.js';
 
-/** The flags every record subcommand accepts. */
+/** The flags every record subcommand accepts (and only those: the other subcommands have their own tables). */
 export const COMMON_FLAGS: Readonly<Record<string, FlagSpec>> = {
   in: { type: 'string', value: 'FILE', description: 'read records from FILE (default: stdin; - is stdin)' },
   out: { type: 'string', value: 'FILE', description: 'write records to FILE, atomically on success; a FIFO or device is written directly (default: stdout)' },
@@ -21,6 +21,7 @@ export const OTHER_COMMANDS = [
   { name: 'serve', summary: 'HTTP service: OpenRLHF / slime / verl reward endpoints, advantages, GAGAR' },
   { name: 'rollout', summary: 'Leaf harness: G sandboxed episodes per task against a model, graded, with rewards and advantages' },
   { name: 'validate-tasks', summary: 'executable validation of a tasks file (fails before, passes with the reference patch)' },
+  { name: 'leaf-report', summary: 'the HTML report of a rollout output file: totals, a row per task, every episode\'s conversation' },
   { name: 'web-judge', summary: 'interactive web judge (VH §3.2): plan, act in headless Chromium, judge the recording; SPEC §13 JSON and an HTML report' },
 ] as const;
 
@@ -68,27 +69,41 @@ export function commandHelp(c: RecordCommand<unknown>): string {
   return out.join('\n');
 }
 
+/** The flags of `frognano` itself (before any subcommand). */
+const OWN_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  help: { type: 'boolean', description: 'this help (`frognano <subcommand> --help`: the subcommand\'s)' },
+  version: { type: 'boolean', description: 'print the version' },
+};
+
 /** `frognano --help`. */
 export function mainHelp(version: string): string {
-  const rows: [string, string][] = [...RECORD_COMMANDS, ...OTHER_COMMANDS].map((c) => [c.name, c.summary]);
-  const width = Math.max(...rows.map(([n]) => n.length)) + 2;
+  const width = Math.max(...[...RECORD_COMMANDS, ...OTHER_COMMANDS].map((c) => c.name.length)) + 2;
+  const rows = (cs: readonly { name: string; summary: string }[]): string[] => cs.map((c) => `  ${c.name.padEnd(width)}${c.summary}`);
   const first = RECORD_COMMANDS.find((c) => c.name === 'advantages')!.examples[0]!;
   return [
     `frognano ${version}: RL primitives for training coding agents (FrogNano, GAGAR, Verification Horizon)`,
     '',
-    'Usage: frognano <subcommand> [--in FILE] [--out FILE] [flags]',
+    'Usage: frognano <record subcommand> [--in FILE] [--out FILE] [flags]',
     '       frognano serve --port N [--host 127.0.0.1] [flags]',
-    '       frognano rollout --tasks FILE [--group G] [--concurrency C] [--out FILE]',
+    '       frognano rollout --tasks FILE [--group G] [--concurrency C] [--out FILE [--resume]]',
     '       frognano validate-tasks --tasks FILE',
+    '       frognano leaf-report [--in FILE] [--out FILE]',
+    '       frognano web-judge --app DIR --rubric FILE [--out DIR]',
     '',
-    'Reads JSON records (JSONL, one per line, or one JSON document) from --in or stdin and',
-    'writes one JSON object per line to --out or stdout, streaming line by line.',
+    'A record subcommand reads JSON records (JSONL, one per line, or one JSON document) from --in',
+    'or stdin and writes one JSON object per line to --out or stdout, streaming line by line.',
     '',
-    'Subcommands:',
-    ...rows.map(([n, s]) => `  ${n.padEnd(width)}${s}`),
+    'Record subcommands:',
+    ...rows(RECORD_COMMANDS),
     '',
-    'Common flags:',
-    ...flagLines({ ...COMMON_FLAGS, version: { type: 'boolean', description: 'print the version' } }),
+    'Other subcommands (each takes only its own flags; see its --help):',
+    ...rows(OTHER_COMMANDS),
+    '',
+    'Flags of every record subcommand:',
+    ...flagLines(COMMON_FLAGS),
+    '',
+    'Flags of frognano itself:',
+    ...flagLines(OWN_FLAGS),
     '',
     'Example:',
     ...exampleLines(first.command, first.input, first.output),

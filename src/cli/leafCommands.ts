@@ -9,19 +9,22 @@ import { openAiChatModel } from '../llm/index.js';
 import { stringifyWire } from '../wire/index.js';
 import { InvalidInputError } from './run.js';
 import { openOutputFile, type OutputFile } from './outputFile.js';
+import { type ResumePlan, resumeRollout } from './rolloutResume.js';
 import { withSignals } from './signals.js';
 
 const SANDBOX_FLAGS: Readonly<Record<string, FlagSpec>> = {
-  tasks: { type: 'string', value: 'FILE', description: 'the tasks file (JSONL, SPEC §12; repo paths relative to its folder). Required' },
+  tasks: { type: 'string', value: 'FILE', description: 'the tasks file (SPEC §12): JSONL, or one JSON array when its first character is [ (whatever its name); repo paths relative to its folder. Required' },
   'unsafe-no-sandbox': { type: 'boolean', description: 'UNSAFE: run commands without bubblewrap, unisolated, on this machine (only for trusted models where bwrap cannot run)' },
   help: { type: 'boolean', description: 'this help' },
 };
 
-const ROLLOUT_FLAGS: Readonly<Record<string, FlagSpec>> = {
+/** The flags of `frognano rollout` (its parser's table and its help's). */
+export const ROLLOUT_FLAGS: Readonly<Record<string, FlagSpec>> = {
   ...SANDBOX_FLAGS,
   group: { type: 'string', value: 'G', description: 'episodes per task (default 1)' },
   concurrency: { type: 'string', value: 'C', description: 'episodes at once (default 1)' },
   out: { type: 'string', value: 'FILE', description: 'write the JSONL here, task by task as groups finish (default stdout)' },
+  resume: { type: 'boolean', description: 'with --out FILE: keep the task groups FILE already holds whole (same task record), drop its other lines, run the rest and append' },
   budget: { type: 'string', value: 'N', description: 'assistant-token budget of the log-length penalty (with --alpha; default: no penalty)' },
   alpha: { type: 'string', value: 'A', description: 'strength of the log-length penalty (with --budget)' },
   seed: { type: 'string', value: 'S', description: 'base sampling seed; each episode sends its own (default 0)' },
@@ -36,21 +39,24 @@ const ROLLOUT_FLAGS: Readonly<Record<string, FlagSpec>> = {
   'max-context-tokens': { type: 'string', value: 'N', description: 'context limit in tokens (default 131072)' },
   'max-seconds': { type: 'string', value: 'S', description: 'wall time of an episode (default 3600)' },
   'command-seconds': { type: 'string', value: 'S', description: 'wall time of one bash call (default 120)' },
+  'grading-seconds': { type: 'string', value: 'S', description: 'wall time of an episode\'s grading run; past it the tests fail (default: the episode\'s commandSeconds)' },
   'compaction-window': { type: 'string', value: 'W', description: 'compact at 0.8 W tokens (FrogNano App. D; default W = the context limit)' },
   'no-compaction': { type: 'boolean', description: 'never compact; the context limit then truncates' },
   progress: { type: 'boolean', description: 'draw a progress bar on stderr (default: when stderr is a TTY; otherwise one line per task)' },
   'no-progress': { type: 'boolean', description: 'print nothing on stderr but warnings and the closing summary line' },
 };
 
-const VALIDATE_FLAGS: Readonly<Record<string, FlagSpec>> = {
+/** The flags of `frognano validate-tasks` (its parser's table and its help's). */
+export const VALIDATE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   ...SANDBOX_FLAGS,
   'timeout-seconds': { type: 'string', value: 'S', description: 'time limit of each test run (default: the task\'s commandSeconds, 120)' },
 };
 
 const EXIT_HELP = `Exit codes:
   0    every episode ran (failed tests are data, not errors)
-  1    the tasks file is invalid (the line and field are named)
-  2    bad usage: flags, no model configured, --out not writable, bubblewrap missing
+  1    the tasks file is invalid ("tasks.jsonl line 3: ..." or "tasks.json record 3: ...", naming the field),
+       or, with --resume, a line of --out is not a rollout record
+  2    bad usage: flags, no model configured, --out not writable, --resume without --out, bubblewrap missing
   4    some episodes could not run (the model stayed unavailable); their lines carry "error"
   130  interrupted (SIGINT; 143 for SIGTERM): the lines written so far are complete`;
 
@@ -59,7 +65,7 @@ export function rolloutHelp(): string {
   return [
     'frognano rollout: run the Leaf harness (FrogNano §2) on a tasks file and grade every episode',
     '',
-    'Usage: frognano rollout --tasks FILE [--group G] [--concurrency C] [--out FILE] [--budget N --alpha A]',
+    'Usage: frognano rollout --tasks FILE [--group G] [--concurrency C] [--out FILE [--resume]] [--budget N --alpha A]',
     'Calls: rolloutTasks (runEpisode, createSandbox, shapeReward, groupAdvantages, ruleFunnel)',
     '',
     'Runs G episodes per task against an OpenAI-compatible model (vLLM, SGLang, any hosted API),',
@@ -70,7 +76,12 @@ export function rolloutHelp(): string {
     '  the trajectory (SPEC §9: id, task, messages, diff, tests, outcome) plus "taskId", "episode",',
     '  "reward" (SPEC §1), "advantage" (SPEC §2 over the task\'s G rewards, filtered on raw outcomes),',
     '  "hacking" (ruleFunnel findings), "termination", "turns", "toolCalls", "seconds", "compactions",',
-    '  "grading", and "error" with reward/advantage null when the model failed after its retries.',
+    '  "grading", "provenance" ({"taskHash": "sha256:..." of the task record\'s canonical JSON, "frognano":',
+    '  version}), and "error" with reward/advantage null when the model failed after its retries.',
+    '',
+    'Resume: --resume --out FILE keeps the groups FILE holds whole (G lines, episodes 0..G-1, with the',
+    'taskHash of the task\'s record now), rewrites FILE atomically without its other lines, runs the',
+    'remaining tasks and appends their groups.',
     '',
     'Flags:',
     ...flagLines(ROLLOUT_FLAGS),
@@ -104,6 +115,11 @@ export function validateTasksHelp(): string {
   ].join('\n');
 }
 
+/** A library error's message without the `fn: ` prefix that names the library function: the CLI names itself. */
+function reason(e: FrognanoError): string {
+  return e.fn && e.message.startsWith(`${e.fn}: `) ? e.message.slice(e.fn.length + 2) : e.message;
+}
+
 /** Reads the tasks and builds the sandbox: the part `rollout` and `validate-tasks` share. */
 async function setup(flags: ParsedFlags): Promise<{ tasks: LoadedLeafTask[]; sandbox: Sandbox }> {
   const file = flags.tasks;
@@ -121,7 +137,7 @@ async function setup(flags: ParsedFlags): Promise<{ tasks: LoadedLeafTask[]; san
   try {
     return { tasks: await loadLeafTasks(file), sandbox };
   } catch (e) {
-    if (e instanceof FrognanoError) throw new InvalidInputError(e.message.replace(/^loadLeafTasks: /, ''));
+    if (e instanceof FrognanoError) throw new InvalidInputError(reason(e));
     throw e;
   }
 }
@@ -151,8 +167,31 @@ export function recordLine(r: RolloutRecord): string {
     return stringifyWire(r);
   } catch (e) {
     const error = `the record could not be serialised: ${e instanceof Error ? e.message : String(e)}`;
-    return stringifyWire({ id: r.id, taskId: r.taskId, episode: r.episode, task: { id: r.task.id, statement: '' }, messages: [], termination: 'error', turns: r.turns, toolCalls: r.toolCalls, seconds: r.seconds, compactions: [], error, reward: null, advantage: null, hacking: [] });
+    return stringifyWire({ id: r.id, taskId: r.taskId, episode: r.episode, task: { id: r.task.id, statement: '' }, messages: [], termination: 'error', turns: r.turns, toolCalls: r.toolCalls, seconds: r.seconds, compactions: [], error, reward: null, advantage: null, hacking: [], provenance: r.provenance });
   }
+}
+
+const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** The stderr line of `--resume`: what FILE kept and what runs now. */
+function resumeNote(plan: ResumePlan, tasks: number, file: string): string {
+  const dropped = plan.droppedLines ? `, ${plural(plan.droppedLines, 'other line')} dropped` : '';
+  const left = plan.todo.length ? `; running ${plural(plan.todo.length, 'task')}` : '; nothing left to run';
+  return `${plan.keptGroups} of ${plural(tasks, 'task group')} already complete in ${file} (${plural(plan.keptLines, 'line')} kept${dropped})${left}`;
+}
+
+/**
+ * `--out FILE` opened for the run, and the tasks it runs: all of them, written
+ * in place (FILE truncated); with `--resume`, those without a complete group in
+ * FILE, appended after the groups kept (see `resumeRollout`). Null: stdout.
+ */
+async function openRolloutOutput(path: string | undefined, resume: boolean, tasks: LoadedLeafTask[], group: number, io: CliIo): Promise<{ out: OutputFile | null; todo: LoadedLeafTask[] }> {
+  // written in place, group by group (an interrupted run keeps its whole lines): never through a temporary file
+  if (path === undefined) return { out: null, todo: tasks };
+  if (!resume) return { out: await openOutputFile(path, { atomic: false }), todo: tasks };
+  const { out, plan } = await resumeRollout(path, tasks, group);
+  io.stderr.write(`frognano rollout: --resume: ${resumeNote(plan, tasks.length, path)}\n`);
+  return { out, todo: plan.todo };
 }
 
 /** `frognano rollout` (SPEC §12). */
@@ -169,6 +208,10 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
   const seed = numberFlag(flags, 'seed');
   if (seed !== undefined && !Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got ${String(flags.seed)}`);
   if (flags['token-ids'] && !flags.logprobs) throw new UsageError('--token-ids needs --logprobs');
+  const outPath = typeof flags.out === 'string' && flags.out !== '-' ? flags.out : undefined;
+  if (flags.resume && outPath === undefined) throw new UsageError('--resume needs --out FILE (the file of the run to resume)');
+  const group = intFlag(flags, 'group', 1) ?? 1;
+  const gradingSeconds = positiveFlag(flags, 'grading-seconds');
   const window = intFlag(flags, 'compaction-window', 1);
   if (window !== undefined && flags['no-compaction']) throw new UsageError('--compaction-window and --no-compaction exclude each other');
   const limits = defined({
@@ -189,7 +232,7 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
       }),
     );
   } catch (e) {
-    if (e instanceof FrognanoError) throw new UsageError(e.message.replace(/^openAiChatModel: /, '').replace(/opts\.baseUrl/, '--base-url').replace(/opts\.model/, '--model'));
+    if (e instanceof FrognanoError) throw new UsageError(reason(e).replace(/opts\.baseUrl/, '--base-url').replace(/opts\.model/, '--model'));
     throw e;
   }
   const { tasks, sandbox } = await setup(flags);
@@ -198,13 +241,16 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
   try {
     if (window !== undefined) for (const t of tasks) validateCompactionConfig({ window, maxContext: resolveLimits(t.limits, limits).maxContextTokens });
   } catch (e) {
-    if (e instanceof FrognanoError) throw new UsageError(e.message.replace(/^[A-Za-z]+: /, '').replace('config.window', '--compaction-window').replace('config.maxContext', 'the context limit'));
+    if (e instanceof FrognanoError) throw new UsageError(reason(e).replace('config.window', '--compaction-window').replace('config.maxContext', 'the context limit'));
     throw e;
   }
   if (sandbox.kind === 'none') io.stderr.write('frognano rollout: WARNING: --unsafe-no-sandbox: the model\'s commands run on this machine without isolation\n');
 
-  // written in place, group by group (an interrupted run keeps its whole lines): never through a temporary file
-  const out: OutputFile | null = typeof flags.out === 'string' && flags.out !== '-' ? await openOutputFile(flags.out, { atomic: false }) : null;
+  const { out, todo } = await openRolloutOutput(outPath, flags.resume === true, tasks, group, io);
+  if (todo.length === 0) {
+    await out?.commit();
+    return ExitCode.OK;
+  }
   const sink = out?.stream ?? io.stdout;
   // a reader that went away (`| head`) ends the run quietly, as for the other subcommands
   let closed = false;
@@ -223,14 +269,15 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
   let outcome;
   try {
     outcome = await withSignals((signal) =>
-    sandboxUsage(rolloutTasks(tasks, {
+    sandboxUsage(rolloutTasks(todo, {
       model,
       sandbox,
-      group: intFlag(flags, 'group', 1) ?? 1,
+      group,
       concurrency,
       seed: seed ?? 0,
       shaping: budget !== undefined ? { budget, alpha: alpha! } : undefined,
       limits,
+      ...defined({ gradingSeconds }),
       maxTokens: intFlag(flags, 'max-tokens', 1),
       logprobs: flags.logprobs === true,
       compaction: flags['no-compaction'] ? false : window !== undefined ? { window } : {},

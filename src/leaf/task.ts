@@ -1,8 +1,11 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, posix, resolve } from 'node:path';
 import { z } from 'zod';
+import { describeValue } from '../errors/describeValue.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseWith } from '../errors/validate.js';
+import { jsonHash } from './canonicalJson.js';
+import { taskRecords } from './taskRecords.js';
 
 /** SPEC §12 defaults of an episode's limits. */
 export const DEFAULT_LEAF_LIMITS = {
@@ -48,7 +51,7 @@ const HiddenFiles = z.record(z.string(), z.string()).superRefine((files, ctx) =>
   }
 });
 
-/** One task record (SPEC §12): a line of the tasks JSONL file. Unknown fields are kept. */
+/** One task record (SPEC §12): a line of the tasks JSONL file (or an element of its JSON array). Unknown fields are kept. */
 export const LeafTaskSchema = z.looseObject({
   /** Task id, unique in the file. */
   id: z.string().min(1),
@@ -77,26 +80,66 @@ export type LeafTask = z.infer<typeof LeafTaskSchema>;
 export type LoadedLeafTask = LeafTask & {
   /** The absolute path of the task's repository folder. */
   repoDir: string;
+  /**
+   * `sha256:<hex>` of the canonical JSON (keys sorted at every depth, no
+   * whitespace) of the record as the tasks file holds it: the same record hashes
+   * the same whatever its key order or spacing. Set by {@link loadLeafTasks} and
+   * {@link parseLeafTask}; a task built by hand may leave it out (its rollout
+   * records then hash its own fields). `frognano rollout` writes it as
+   * `provenance.taskHash`, and `--resume` compares it.
+   */
+  recordHash?: string;
 };
 
 /**
- * Validates one task record and resolves its `repo` against `baseDir` (the
- * tasks file's folder).
+ * Validates one task record, resolves its `repo` against `baseDir` (the
+ * tasks file's folder) and hashes it (`recordHash`).
  * @throws FrognanoError `INVALID_TYPE` / `OUT_OF_RANGE` naming `<where>.<field>`
  */
 export function parseLeafTask(value: unknown, baseDir: string, where = 'task'): LoadedLeafTask {
-  const t = parseWith('parseLeafTask', where, LeafTaskSchema, value);
-  return { ...t, repoDir: isAbsolute(t.repo) ? t.repo : resolve(baseDir, t.repo) };
+  return loaded(parseWith('parseLeafTask', where, LeafTaskSchema, value), value, baseDir);
+}
+
+/** The parsed task `t` of record `value`, with its repo resolved against `baseDir` and the record's hash. */
+function loaded(t: LeafTask, value: unknown, baseDir: string): LoadedLeafTask {
+  return { ...t, repoDir: isAbsolute(t.repo) ? t.repo : resolve(baseDir, t.repo), recordHash: jsonHash(value) };
 }
 
 /**
- * Reads a tasks file (SPEC §12: JSONL, one task per line; blank lines and a
- * UTF-8 BOM are skipped), validates every record, checks that ids are unique
- * and that every `repo` folder exists, and resolves `repo` relative to the
- * file's folder.
+ * One record of a tasks file validated: errors say `<file> <where>: <what is
+ * wrong, naming the field>` (`tasks.jsonl line 3: tests.command is required (a
+ * string)`), with `field` `<where>.<field>`.
+ */
+function parseRecord(value: unknown, baseDir: string, file: string, where: string): LoadedLeafTask {
+  const fn = 'loadLeafTasks';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new FrognanoError(ErrorCode.INVALID_TYPE, `${file} ${where}: a task must be a JSON object, got ${describeValue(value)}`, { fn, field: where });
+  }
+  try {
+    return loaded(parseWith('', '', LeafTaskSchema, value), value, baseDir);
+  } catch (e) {
+    if (!(e instanceof FrognanoError)) throw e;
+    const field = e.field === undefined ? where : `${where}.${e.field}`;
+    throw new FrognanoError(e.code, `${file} ${where}: ${e.message}`, { fn, field, index: e.index });
+  }
+}
+
+/**
+ * Reads a tasks file (SPEC §12): JSONL, one task per line (blank lines and a
+ * UTF-8 BOM skipped), or one JSON array of tasks, decided by the content (a
+ * file whose first character other than white space is `[` is an array,
+ * whatever its name; see `taskRecords`). Validates every record, checks that
+ * ids are unique and that every `repo` folder exists, resolves `repo` relative
+ * to the file's folder, and hashes each record (`recordHash`).
  *
- * @throws FrognanoError `INVALID_TYPE` naming `line N.<field>` for a record that
- *   is not JSON or fails the schema, a duplicate id, or a missing repo folder;
+ * Every error says where, then what, naming the field:
+ * `tasks.jsonl line 3: tests.command is required (a string)`,
+ * `tasks.json record 2: limits: unknown field(s) "turns"`,
+ * `tasks.jsonl line 4: not JSON: ...`, `tasks.jsonl line 2: repo "r" is not a folder (resolved to /abs/r)`
+ * (`file` as given; `FrognanoError.fn` is `loadLeafTasks`, `field` e.g. `line 3.tests.command`).
+ *
+ * @throws FrognanoError `INVALID_TYPE` / `OUT_OF_RANGE` for a record that is
+ *   not JSON or fails the schema, a duplicate id, or a missing repo folder;
  *   `EMPTY_INPUT` for a file without tasks
  */
 export async function loadLeafTasks(file: string): Promise<LoadedLeafTask[]> {
@@ -109,21 +152,12 @@ export async function loadLeafTasks(file: string): Promise<LoadedLeafTask[]> {
   }
   const baseDir = dirname(resolve(file));
   const tasks: LoadedLeafTask[] = [];
-  const seen = new Set<string>();
-  const lines = text.replace(/^\uFEFF/, '').split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === '') continue;
-    const where = `line ${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      throw new FrognanoError(ErrorCode.INVALID_TYPE, `${file} ${where} is not JSON: ${(e as Error).message}`, { fn, field: where });
-    }
-    const t = parseLeafTask(value, baseDir, `${file} ${where}`);
-    if (seen.has(t.id)) throw new FrognanoError(ErrorCode.INVALID_TYPE, `${file} ${where}: duplicate task id ${JSON.stringify(t.id)}`, { fn, field: `${where}.id` });
-    seen.add(t.id);
+  const seen = new Map<string, string>();
+  for (const { where, value } of taskRecords(text, file, fn)) {
+    const t = parseRecord(value, baseDir, file, where);
+    const first = seen.get(t.id);
+    if (first !== undefined) throw new FrognanoError(ErrorCode.INVALID_TYPE, `${file} ${where}: id: duplicate task id ${JSON.stringify(t.id)} (${first} has it too)`, { fn, field: `${where}.id` });
+    seen.set(t.id, where);
     const st = await stat(t.repoDir).catch(() => null);
     if (!st?.isDirectory()) {
       throw new FrognanoError(ErrorCode.INVALID_TYPE, `${file} ${where}: repo ${JSON.stringify(t.repo)} is not a folder (resolved to ${t.repoDir})`, { fn, field: `${where}.repo` });
