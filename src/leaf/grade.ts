@@ -12,7 +12,9 @@ import type { LeafTask } from './task.js';
  * Writes the hidden test files into the repo copy (SPEC §12), overwriting the
  * agent's edits of those paths. Every existing component on the way that is a
  * symbolic link or not a folder (something the agent planted) is removed first,
- * so a write can never be led outside the copy.
+ * so a write can never be led outside the copy; the file itself is always made
+ * anew (`O_EXCL`), never written through an existing inode (a hard link the agent
+ * made would share it).
  */
 export async function writeHiddenFiles(repo: string, files: Readonly<Record<string, string>>, owner: { uid: number; gid: number } | null): Promise<void> {
   for (const [rel, content] of Object.entries(files)) {
@@ -28,9 +30,10 @@ export async function writeHiddenFiles(repo: string, files: Readonly<Record<stri
       }
     }
     const target = join(dir, parts[parts.length - 1]!);
-    const st = await lstat(target).catch(() => null);
-    if (st && (st.isSymbolicLink() || !st.isFile())) await rm(target, { force: true, recursive: true });
-    const fh = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+    // whatever is there goes, a regular file too: it may be a hard link to a file the agent keeps
+    // elsewhere, through which it could read or rewrite the hidden test; the new file is a fresh inode
+    await rm(target, { force: true, recursive: true });
+    const fh = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
     try {
       await fh.writeFile(content, 'utf8');
       if (owner) await fh.chown(owner.uid, owner.gid);
@@ -69,7 +72,7 @@ export const GRADING_ENV: Readonly<Record<string, string>> = Object.freeze({ PYT
  *    `chmod 000 tests` cannot make the episode ungraded);
  * 2. the diff of the agent's change against the task's repository is taken
  *    (hidden test paths excluded; capped; a tree that cannot be diffed is
- *    `diffError`, never a blank diff);
+ *    `diffError`, never a blank diff, and fails the grading: reward 0);
  * 3. planted caches, bytecode, dependency shims, package-manager configuration
  *    and runner shadows are dropped (`dropped`);
  * 4. the hidden files are written over the copy (a failure here, caused by what
@@ -98,6 +101,9 @@ export async function gradeRepo(task: LeafTask & { repoDir: string }, repo: stri
   }
   const dropped = await dropGradingHooks(task.repoDir, repo, changes);
   const out = (g: Omit<Grading, 'diff' | 'changes' | 'dropped'>): Grading => ({ diff, changes, dropped, ...(diffCut ? { diffCut } : {}), ...(diffError !== undefined ? { diffError } : {}), ...g });
+  // a tree that cannot be walked is the repo's state (SPEC §14: an oversized tree fails): without the list of
+  // changes nothing planted could be dropped, so the tests are not even run
+  if (diffError !== undefined) return out({ success: false, run: null, error: `the change could not be recorded, so it is not graded: ${diffError}` });
   try {
     await writeHiddenFiles(repo, hidden, sandbox.owner);
   } catch (e) {

@@ -7,6 +7,7 @@ import { shapeReward, ShapeRewardOptionsSchema } from '../rewards/shapeReward.js
 import { fitRecord } from './fitRecord.js';
 import type { LeafTrajectory } from './leafTrajectory.js';
 import { TaskPhaseGate } from './phaseGate.js';
+import { type RolloutProvenance, rolloutProvenance } from './provenance.js';
 import { runEpisode, RunEpisodeOptionsSchema } from './runEpisode.js';
 import type { LoadedLeafTask } from './task.js';
 
@@ -20,6 +21,8 @@ export type RolloutRecord = LeafTrajectory & {
   advantage: number | null;
   /** `ruleFunnel` findings (SPEC §10): candidates for adjudication, never verdicts. */
   hacking: RuleFinding[];
+  /** The task record's hash and frognano's version; set on every record `rolloutTasks` makes (absent in files written before it). */
+  provenance?: RolloutProvenance;
 };
 
 /** Progress of a rollout, for a progress bar. */
@@ -129,7 +132,7 @@ export async function rolloutTasks(tasks: readonly LoadedLeafTask[], opts: Rollo
     const adv = okIdx.length ? groupAdvantages([rewards], { filterBy: [raw] }).advantages[0]! : [];
     const records: RolloutRecord[] = trajs.map((t, e) => {
       const k = okIdx.indexOf(e);
-      return { ...t, taskId: task.id, reward: k >= 0 ? rewards[k]! : null, advantage: k >= 0 ? adv[k]! : null, hacking: ruleFunnel(t) };
+      return { ...t, taskId: task.id, reward: k >= 0 ? rewards[k]! : null, advantage: k >= 0 ? adv[k]! : null, hacking: ruleFunnel(t), provenance: rolloutProvenance(task) };
     });
     if (onRecords) {
       emitting = emitting
@@ -158,15 +161,22 @@ export async function rolloutTasks(tasks: readonly LoadedLeafTask[], opts: Rollo
 
   const jobs: [number, number][] = [];
   for (let ti = 0; ti < tasks.length; ti++) for (let e = 0; e < group; e++) jobs.push([ti, e]);
+  // episodes of each task in progress: a free worker prefers a task none is working on, so that concurrent
+  // workers hold different tasks where they can and one slow agent holds back only its own task's gradings
   // the gradings of a task never overlap its agent phases (issue 20 #11): a free worker takes the first
   // waiting episode whose task admits a new agent, else waits for the gate to change
+  const busy = tasks.map(() => 0);
   const gate = new TaskPhaseGate();
   signal.addEventListener('abort', () => gate.wake(), { once: true });
   const takeJob = async (): Promise<[number, number] | null> => {
     for (;;) {
       if (signal.aborted || jobs.length === 0) return null;
-      const k = jobs.findIndex(([ti]) => gate.agentMayStart(tasks[ti]!.id));
-      if (k >= 0) return jobs.splice(k, 1)[0]!;
+      const free = jobs.findIndex(([ti]) => busy[ti] === 0 && gate.agentMayStart(tasks[ti]!.id));
+      const k = free >= 0 ? free : jobs.findIndex(([ti]) => gate.agentMayStart(tasks[ti]!.id));
+      if (k >= 0) {
+        busy[jobs[k]![0]]! += 1;
+        return jobs.splice(k, 1)[0]!;
+      }
       await gate.changed();
     }
   };
@@ -192,6 +202,7 @@ export async function rolloutTasks(tasks: readonly LoadedLeafTask[], opts: Rollo
         else t = failed(task, e, err.message);
       } finally {
         progress.running--;
+        busy[ti]! -= 1;
       }
       if (t.termination === 'aborted') return;
       results[ti]![e] = t;

@@ -62,7 +62,7 @@ let callCounter = 0;
  *   and `env` only): API keys of the host never enter; no descriptor of frognano's
  *   process but 0-2 reaches the command (the preamble closes every other one);
  * - `ulimit -v` (memory), `-u` (`maxProcesses`, one fixed number: the call's user
- *   namespace counts its own processes), `-f` (file size) apply;
+ *   namespace counts its own processes), `-n` (`maxOpenFiles`), `-f` (file size) apply;
  *   run as root, frognano starts bwrap as `uid`/`gid` (nobody) so that the
  *   process limit holds (the kernel never applies it to root);
  * - when the command exits, its pid namespace ends and every process it left in
@@ -120,6 +120,8 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
     PAGER: 'cat',
     GIT_PAGER: 'cat',
     PYTHONDONTWRITEBYTECODE: '1',
+    // as at grading (GRADING_ENV), so that code cannot tell the grading run from the agent's own by its environment
+    PYTHONPYCACHEPREFIX: '/tmp/.leaf-pycache',
     ...o.env,
   };
   const tmp = String(o.tmpMB * 1024 * 1024);
@@ -146,15 +148,29 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
       const args = [...base, '--setenv', 'LEAF_CALL', token];
       for (const [k, v] of Object.entries(ro.env ?? {})) args.push('--setenv', k, v);
       args.push('--bind', hostRepo, SANDBOX_REPO_ROOT);
-      for (const rel of ro.readOnly ?? []) {
-        const host = join(hostRepo, rel);
-        if (lstatSync(host, { throwIfNoEntry: false })?.isFile()) args.push('--ro-bind', host, posix.join(SANDBOX_REPO_ROOT, rel));
-      }
+      args.push(...readOnlyBinds(hostRepo, ro.readOnly ?? []));
       views.forEach(([dest], i) => args.push('--ro-bind-data', String(4 + i), dest));
       args.push('--remount-ro', '/dev', '--remount-ro', '/', '--chdir', SANDBOX_REPO_ROOT, '--', '/bin/bash', '-c', wrapper(o), 'leaf-sandbox', command);
       return runProcess(bwrap, args, hostRepo, o, ro, owner ?? undefined, { token, uid, data: views.map(([, text]) => text) });
     },
   };
+}
+
+/**
+ * The binds that keep `paths` (relative to the repo; regular files only) as they
+ * are for one call: each file bound read-only over itself, and first every folder
+ * on the way to one bound over itself, so that it is a mount point (a mount point
+ * cannot be renamed or removed: `mv tests tests_old; mkdir tests` fails with EBUSY).
+ */
+function readOnlyBinds(hostRepo: string, paths: readonly string[]): string[] {
+  const files = paths.map((p) => posix.normalize(p)).filter((p) => !p.startsWith('..') && lstatSync(join(hostRepo, p), { throwIfNoEntry: false })?.isFile());
+  const dirs = new Set<string>();
+  for (const f of files) for (let d = posix.dirname(f); d !== '.' && d !== '/'; d = posix.dirname(d)) dirs.add(d);
+  const args: string[] = [];
+  // parents before children: a deeper bind goes on top of the folder bound before it
+  for (const d of [...dirs].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1))) args.push('--bind', join(hostRepo, d), posix.join(SANDBOX_REPO_ROOT, d));
+  for (const f of files) args.push('--ro-bind', join(hostRepo, f), posix.join(SANDBOX_REPO_ROOT, f));
+  return args;
 }
 
 /** Checks the per-command options of `Sandbox.run` (a bad one rejects the call with `INVALID_TYPE` / `OUT_OF_RANGE` naming `opts.<field>`). */
@@ -169,7 +185,7 @@ function parseRunOptions(r: RunOptions): RunOptions {
  * then the command. `ulimit -f` counts 1024-byte blocks in bash.
  */
 function wrapper(o: ResolvedSandboxOptions): string {
-  const limits = [`ulimit -v ${o.memoryMB * 1024}`, `ulimit -f ${o.maxFileMB * 1024}`, `ulimit -u ${o.maxProcesses}`];
+  const limits = [`ulimit -v ${o.memoryMB * 1024}`, `ulimit -f ${o.maxFileMB * 1024}`, `ulimit -u ${o.maxProcesses}`, `ulimit -n ${o.maxOpenFiles}`];
   const closeFds = 'for __leaf_fd in /proc/self/fd/*; do __leaf_fd=${__leaf_fd##*/}; [ "$__leaf_fd" -gt 2 ] && exec {__leaf_fd}>&-; done; unset __leaf_fd';
   // the command runs in this shell (eval), not a second bash: one process start less per call
   return `${limits.join('; ')}; ${closeFds}; exec 2>&1 </dev/null; __leaf_cmd=$1; set --; eval "$__leaf_cmd"`;

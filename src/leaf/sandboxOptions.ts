@@ -24,6 +24,12 @@ export const SandboxOptionsSchema = z
      * namespace's processes apart, so concurrent episodes never add up. Default 256.
      */
     maxProcesses: z.number().int().min(8).default(256),
+    /**
+     * Open files of one sandboxed process at most (`ulimit -n`). With `maxProcesses`
+     * this bounds the host's file table a call can take (256 x 1024), so one episode
+     * cannot exhaust it for the others. Default 1024.
+     */
+    maxOpenFiles: z.number().int().min(16).default(1024),
     /** Largest file a command may write, in MiB (`ulimit -f`). Default 1024. */
     maxFileMB: z.number().int().min(1).default(1024),
     /** Size of each call's private `/tmp`, `/var/tmp` and `/dev/shm` (tmpfs, so RAM) in MiB each. Default 512. */

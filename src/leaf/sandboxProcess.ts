@@ -7,6 +7,9 @@ import type { ResolvedSandboxOptions, RunOptions } from './sandboxOptions.js';
 /** The PATH inside the sandbox (the node running frognano is added when it lives elsewhere). @internal */
 export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
 
+/** Spawn failures that say the machine is short of a resource for a moment, not that the sandbox cannot run. */
+const TRANSIENT_SPAWN_ERRORS: ReadonlySet<string> = new Set(['EAGAIN', 'ENFILE', 'EMFILE', 'ENOMEM']);
+
 /** What one sandboxed command did. */
 export interface CommandResult {
   /** Exit status; `null` when it was killed (timeout, abort, output limit). */
@@ -125,10 +128,11 @@ export function runProcess(
       // after bwrap's exit its pid is never signalled again: it may belong to another process
       sweep(!exited);
     };
+    // a spawn that failed at once (ENFILE: another episode exhausted the file table) has no pipes: its 'error' says why
     data.forEach((text, i) => {
-      const w = child.stdio[4 + i] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void };
-      w.on('error', () => {}); // bwrap gone before reading it: its exit says why
-      w.end(text);
+      const w = child.stdio[4 + i] as (NodeJS.WritableStream & { on(e: 'error', f: () => void): void }) | undefined | null;
+      w?.on('error', () => {}); // bwrap gone before reading it: its exit says why
+      w?.end(text);
     });
     if (!unsafe) {
       child.stdio[3]!.on('data', (b: Buffer) => {
@@ -167,9 +171,15 @@ export function runProcess(
     };
     if (r.signal?.aborted) onAbort();
     r.signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (e) => {
+    child.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       r.signal?.removeEventListener('abort', onAbort);
+      // the machine out of descriptors, processes or memory for a moment (another episode's doing) is this
+      // call's failure, not a sandbox that cannot run: a plain error, which a tool call reports and an episode survives
+      if (e.code !== undefined && TRANSIENT_SPAWN_ERRORS.has(e.code)) {
+        reject(Object.assign(new Error(`the sandbox could not start the command: ${e.code} (the machine's ${e.code === 'ENOMEM' ? 'memory' : e.code === 'EAGAIN' ? 'process table' : 'file table'} is exhausted for now)`), { code: e.code }));
+        return;
+      }
       reject(new FrognanoError(ErrorCode.SANDBOX_UNAVAILABLE, `cannot start ${file}: ${e.message}`, { fn: 'sandbox.run' }));
     });
     child.on('exit', () => {

@@ -47,10 +47,10 @@ function runTool(file: string, args: string[]): Promise<{ code: number | null; s
   });
 }
 
-/** Disk bytes of a tree (`du -s -B1`: allocated blocks, which is what a tmpfs charges), or null when du fails. */
-async function treeBytes(dir: string): Promise<number | null> {
+/** One figure of `du -s` over a tree (`-B1`: allocated bytes, what a tmpfs charges; `--inodes`: entries), or null when du fails. */
+async function duFigure(dir: string, flag: '-B1' | '--inodes'): Promise<number | null> {
   return new Promise((resolve) => {
-    const child = spawn('du', ['-s', '-B1', '--', dir], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn('du', ['-s', flag, '--', dir], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
     child.on('error', () => resolve(null));
@@ -61,15 +61,18 @@ async function treeBytes(dir: string): Promise<number | null> {
   });
 }
 
+/** Entries the repo copy may hold beyond the repository's own: empty files cost no bytes but kernel memory each. */
+const EXTRA_INODES = 200_000;
+
 /**
  * Mounts a size-limited tmpfs on `dir` (root only): the deterministic cap of the
  * repo copy (SPEC §12). Returns the size in bytes, or null when not root or the
  * kernel refused (a container without CAP_SYS_ADMIN): then the copy is uncapped.
  */
-async function mountCap(dir: string, bytes: number): Promise<number | null> {
+async function mountCap(dir: string, bytes: number, inodes: number): Promise<number | null> {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
   const size = Math.ceil(bytes / 4096) * 4096;
-  const r = await runTool('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700,nosuid,nodev`, 'frognano-leaf', dir]);
+  const r = await runTool('mount', ['-t', 'tmpfs', '-o', `size=${size},nr_inodes=${Math.ceil(inodes)},mode=0700,nosuid,nodev`, 'frognano-leaf', dir]);
   return r.code === 0 ? size : null;
 }
 
@@ -80,9 +83,10 @@ async function mountCap(dir: string, bytes: number): Promise<number | null> {
  * The task's own folder is never touched: every episode works on its own copy.
  *
  * With `repoMB`, when frognano runs as root, the folder is a tmpfs of the
- * repository's size (allocated blocks, plus 10% and 1 MiB) plus `repoMB`: a write
- * past it fails with ENOSPC inside the sandbox, so no episode can fill the
- * host's disk (issue 20 #2). A normal user cannot mount; the copy is then on
+ * repository's size (allocated blocks, plus 10% and 1 MiB) plus `repoMB`, and of
+ * the repository's entries (plus 10% and 200,000): a write past either fails with
+ * ENOSPC inside the sandbox, so no episode can fill the host's disk, nor its
+ * kernel memory with empty files (issue 20 #2). A normal user cannot mount; the copy is then on
  * the temporary folder's file system, uncapped (`capBytes: null`).
  *
  * @param sourceRepo - the task's `repo` folder
@@ -117,8 +121,8 @@ export async function createWorkspace(sourceRepo: string, opts: WorkspaceOptions
   };
   try {
     if (opts.repoMB !== undefined) {
-      const used = await treeBytes(source);
-      if (used !== null) capBytes = await mountCap(dir, used * 1.1 + (1 + opts.repoMB) * 1024 * 1024);
+      const [used, entries] = await Promise.all([duFigure(source, '-B1'), duFigure(source, '--inodes')]);
+      if (used !== null && entries !== null) capBytes = await mountCap(dir, used * 1.1 + (1 + opts.repoMB) * 1024 * 1024, entries * 1.1 + EXTRA_INODES);
     }
     await cp(source, repo, { recursive: true, verbatimSymlinks: true, dereference: false, preserveTimestamps: false });
     if (owner) {

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { readFile, symlink, writeFile } from 'node:fs/promises';
+import { chmod, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +36,9 @@ function processesMatching(needle: string): number {
 }
 
 /** Leaf workspaces left in the temporary folder. */
-const workspaces = (): string[] => readdirSync(tmpdir()).filter((f) => f.startsWith('frognano-leaf-'));
+/** This file's own workspace folder (other test files make workspaces in the temporary folder meanwhile). */
+let wsDir = tmpdir();
+const workspaces = (): string[] => readdirSync(wsDir).filter((f) => f.startsWith('frognano-leaf-'));
 
 describe.skipIf(!hasBwrap())('Leaf sandbox escape suite (bubblewrap)', () => {
   let sandbox: Sandbox;
@@ -44,12 +46,14 @@ describe.skipIf(!hasBwrap())('Leaf sandbox escape suite (bubblewrap)', () => {
   beforeAll(async () => {
     sandbox = createSandbox({ killAfterOutputBytes: 1 << 20, maxProcesses: 64 });
     hostDir = await scratchDir('frognano-host-');
+    wsDir = await scratchDir('frognano-ws-');
+    await chmod(wsDir, 0o755); // the sandbox user reaches the copies below it
   });
 
   const episode = async (toolCalls: [string, Record<string, unknown>][][], limits = { commandSeconds: 10 }, hidden?: Record<string, string>) => {
     const task = await makeTask({ files: { 'main.py': 'print(1)\n' }, command: 'test -f main.py', hidden, limits });
     const before = workspaces().length;
-    const t = await runEpisode(task, { model: toolModel([...toolCalls.map((c) => calls(...c)), final()]), sandbox });
+    const t = await runEpisode(task, { model: toolModel([...toolCalls.map((c) => calls(...c)), final()]), sandbox, tmpDir: wsDir });
     expect(workspaces().length).toBe(before); // the episode's copy is gone
     return t;
   };

@@ -152,6 +152,37 @@ describe.skipIf(!hasBwrap() || !hasPython())('issue 20 #5: grading-time reward h
   });
 });
 
+describe.skipIf(!hasBwrap() || !hasPython())('issue 20 #5: the hidden files at grading (review findings)', () => {
+  it('a hard link planted at a hidden path does not share the hidden test: the file is made anew', async () => {
+    const task = await makeTask({ files: PY.files, hidden: PY.hidden, command: `cat tests/test_hidden.py > /dev/null; echo FORGED > notes.txt; grep -q FORGED tests/test_hidden.py && exit 0; exit 1` });
+    const r = await episode(task, ['echo agent > notes.txt && ln notes.txt tests/test_hidden.py && ls -li notes.txt tests/test_hidden.py']);
+    expect(r.outcome?.success).toBe(false);
+    expect(r.grading?.output ?? '').not.toContain('FORGED');
+  });
+
+  it('the folder of a hidden file cannot be renamed away at grading (it is a mount point)', async () => {
+    const task = await makeTask({ files: PY.files, hidden: PY.hidden, command: `mv tests tests_old 2>&1; mkdir -p tests && echo 'def test_ok(): pass' > tests/test_hidden.py 2>&1; ${PYTEST}` });
+    const r = await episode(task, ['true']);
+    expect(r.outcome?.success).toBe(false);
+    expect(r.grading?.output).toMatch(/Device or resource busy/);
+  });
+
+  it('code cannot tell the grading run from its own runs by the environment', async () => {
+    const r = await episode(await py('env | grep -E "^PYTHON" | sort'), ['env | grep -E "^PYTHON" | sort']);
+    const agent = r.messages.find((m) => m.role === 'tool')!.content.replace(/\n\[exit code: 0\]$/, '');
+    expect(r.grading?.output).toBe(`${agent}\n`);
+  });
+
+  it('forcing diff-unavailable (100,001 files) with a planted pytest.py fails the grading instead of switching the drop off', async () => {
+    const plant = "printf 'print(\"1 passed\")\\n' > pytest.py && python3 -c \"import os\nos.mkdir('.c')\nfor i in range(100001): open(f'.c/{i}', 'w').close()\"";
+    const r = await episode(await py(PYTEST), [plant]);
+    expect(r.grading?.diffError).toMatch(/too many entries/);
+    expect(r.outcome?.success).toBe(false);
+    expect(r.reward).toBe(0);
+    expect(codes(r)).toContain('diff-unavailable');
+  });
+});
+
 describe.skipIf(!hasBwrap() || !hasPython())('issue 20 #5: dropping what the agent planted never reaches outside the copy', () => {
   it('a folder of the snapshot replaced by a symlink to a host folder: restoring its node_modules writes inside the copy only', async () => {
     const victim = await scratchDir('frognano-victim-');

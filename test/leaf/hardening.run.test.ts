@@ -100,4 +100,20 @@ describe.skipIf(!hasBwrap())('issue 20 #11: a task is never graded while an agen
     const tb = spans.filter((s) => s.task === 'tb');
     expect(ta.some((x) => tb.some((y) => x.start < y.end && y.start < x.end))).toBe(true);
   });
+
+  it('one slow agent holds back only its own task: the other tasks\' groups finish meanwhile (review finding)', async () => {
+    const tasks = await Promise.all(['sa', 'sb', 'sc'].map((id) => makeTask({ id, statement: `Task ${id}.`, files: { 'x.txt': 'x\n' }, command: 'true' })));
+    const slowSeed = episodeSeed(0, 'sa', 0);
+    const model = toolModel(
+      Array.from({ length: 40 }, () => (msgs: readonly { role: string }[], opts?: { seed?: number }) =>
+        msgs.some((m) => m.role === 'tool') ? final() : calls(['bash', { command: opts!.seed === slowSeed ? 'sleep 4' : 'true' }]),
+      ),
+    );
+    const t0 = performance.now();
+    const doneAt = new Map<string, number>();
+    await rolloutTasks(tasks, { model, sandbox: createSandbox({}), group: 3, concurrency: 3, onRecords: (rs) => void doneAt.set(rs[0]!.taskId, performance.now() - t0) });
+    expect(doneAt.get('sa')!).toBeGreaterThan(4000);
+    expect(doneAt.get('sb')!).toBeLessThan(3500);
+    expect(doneAt.get('sc')!).toBeLessThan(3500);
+  });
 });

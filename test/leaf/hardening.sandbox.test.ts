@@ -76,6 +76,28 @@ describe.skipIf(!hasBwrap() || !hasPython())('issue 20: the sandbox (real episod
     expect(t.grading?.error).toMatch(/hidden test files could not be written.*ENOSPC/);
   });
 
+  it.skipIf(!isRoot)('#2 the repo copy is capped in entries too: empty files, which cost no bytes, stop at the inode cap (review finding)', async () => {
+    const t = await bashEpisode([`python3 -c "
+import os
+n = 0
+try:
+    while n < 400000:
+        open('e%d' % n, 'w').close(); n += 1
+except OSError as e:
+    print(e.strerror)
+print('made', n)"`]);
+    const out = outputs(t)[0]!;
+    expect(out).toContain('No space left on device');
+    const made = Number(/made (\d+)/.exec(out)![1]);
+    expect(made).toBeGreaterThan(190_000);
+    expect(made).toBeLessThan(210_000);
+  });
+
+  it('the open files of a process are capped (ulimit -n), so no episode can exhaust the host file table (review finding)', async () => {
+    const t = await bashEpisode(['ulimit -n']);
+    expect(outputs(t)[0]).toBe('1024\n[exit code: 0]');
+  });
+
   it('#6 the process limit is one fixed number per sandbox: four concurrent episodes each get it, none more', async () => {
     const tasks = await Promise.all([0, 1, 2, 3].map((i) => makeTask({ id: `p${i}`, statement: `Task p${i}.`, files: { 'main.py': '' }, command: 'true', limits: { commandSeconds: 30 } })));
     // fork until the kernel refuses (EAGAIN at RLIMIT_NPROC), children sleeping; count what started

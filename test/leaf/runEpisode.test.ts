@@ -4,6 +4,7 @@
  * real bubblewrap sandbox, the bundled example tasks and their hidden tests.
  */
 import { readdirSync } from 'node:fs';
+import { chmod, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +24,9 @@ import { hasBwrap, hasPython } from '../helpers/system.js';
 import { calls, final, toolModel } from '../helpers/toolModel.js';
 
 const TASKS = join(import.meta.dirname, '../../examples/leaf/tasks.jsonl');
-const workspaces = (): number => readdirSync(tmpdir()).filter((f) => f.startsWith('frognano-leaf-')).length;
+/** This file's own workspace folder (other test files make workspaces in the temporary folder meanwhile). */
+let wsDir = tmpdir();
+const workspaces = (): number => readdirSync(wsDir).filter((f) => f.startsWith('frognano-leaf-')).length;
 
 describe.skipIf(!hasBwrap() || !hasPython())('runEpisode against the scripted model over HTTP (bubblewrap)', () => {
   let tasks: LoadedLeafTask[];
@@ -32,6 +35,8 @@ describe.skipIf(!hasBwrap() || !hasPython())('runEpisode against the scripted mo
   beforeAll(async () => {
     tasks = await loadLeafTasks(TASKS);
     sandbox = createSandbox();
+    wsDir = await mkdtemp(join(tmpdir(), 'frognano-ws-'));
+    await chmod(wsDir, 0o755); // the sandbox user reaches the copies below it
   });
   afterEach(async () => {
     await server?.close();
@@ -46,7 +51,7 @@ describe.skipIf(!hasBwrap() || !hasPython())('runEpisode against the scripted mo
   it('good: reads, edits, runs the tests, stops; graded success with the diff, usage tokens and log-probs recorded', async () => {
     const model = await modelFor('good');
     const before = workspaces();
-    const t = await runEpisode(task('py-median'), { model, sandbox, seed: 7, logprobs: true, temperature: 0.5 });
+    const t = await runEpisode(task('py-median'), { model, sandbox, seed: 7, logprobs: true, temperature: 0.5, tmpDir: wsDir });
     expect(t.termination).toBe('stop');
     expect(t.outcome).toMatchObject({ success: true, truncated: false });
     expect(t.tests).toEqual([{ name: 'tests', passed: true }]);
@@ -262,7 +267,7 @@ describe.skipIf(!hasBwrap())('runEpisode: limits, failures and compaction (in-pr
     const model = toolModel([calls(['bash', { command: 'sleep 30' }]), final()]);
     const before = workspaces();
     setTimeout(() => ctrl.abort(), 300);
-    const t = await runEpisode(await simpleTask(), { model, sandbox, signal: ctrl.signal });
+    const t = await runEpisode(await simpleTask(), { model, sandbox, signal: ctrl.signal, tmpDir: wsDir });
     expect(t.termination).toBe('aborted');
     expect(t.outcome).toBeUndefined();
     expect(workspaces()).toBe(before);
