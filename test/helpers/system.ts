@@ -27,3 +27,5 @@ export const hasBwrap = (): boolean => needsPackage('bubblewrap', findBwrap() !=
 
 /** python3 is on PATH (and /usr/bin/python3 for the sandboxed Python tasks). */
 export const hasPython = (): boolean => needsPackage('python3', spawnSync('/usr/bin/python3', ['--version']).status === 0, 'the tests that run Python');
+/** pytest for Debian's python3 (the hardening suites grade pytest tasks). */
+export const hasPytest = (): boolean => needsPackage('python3-pytest', spawnSync('/usr/bin/python3', ['-c', 'import pytest']).status === 0, 'the tests that grade pytest tasks');

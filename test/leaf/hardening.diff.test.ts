@@ -10,7 +10,7 @@ import { rolloutTasks, type RolloutRecord } from '../../src/leaf/rolloutTasks.js
 import { createSandbox } from '../../src/leaf/sandbox.js';
 import { rolloutCli } from '../helpers/leafCli.js';
 import { makeTask } from '../helpers/leafTask.js';
-import { hasBwrap, hasPython } from '../helpers/system.js';
+import { hasBwrap, hasPytest } from '../helpers/system.js';
 import { calls, final, toolModel } from '../helpers/toolModel.js';
 
 const PY_FILES = { 'pkg/__init__.py': '', 'pkg/stats.py': 'def median(xs):\n    return xs[len(xs) // 2]\n', 'tests/test_visible.py': 'from pkg.stats import median\n\ndef test_single():\n    assert median([3]) == 3\n' };
@@ -24,7 +24,7 @@ async function episode(task: LoadedLeafTask, commands: string[]): Promise<Rollou
 }
 const codes = (r: RolloutRecord): string[] => [...new Set(r.hacking.map((h) => h.code))];
 
-describe.skipIf(!hasBwrap() || !hasPython())('issue 20: the recorded diff (real episodes)', () => {
+describe.skipIf(!hasBwrap() || !hasPytest())('issue 20: the recorded diff (real episodes)', () => {
   it('#3 a 120 MB change is that episode\'s record (cut, flagged diff-unavailable), and the other task\'s record is still written', async () => {
     const r = await rolloutCli(
       [

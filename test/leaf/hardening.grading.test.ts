@@ -16,7 +16,7 @@ import { rolloutTasks, type RolloutRecord } from '../../src/leaf/rolloutTasks.js
 import { createSandbox, type Sandbox } from '../../src/leaf/sandbox.js';
 import { rolloutCli } from '../helpers/leafCli.js';
 import { makeTask, scratchDir, writeTree } from '../helpers/leafTask.js';
-import { hasBwrap, hasPython } from '../helpers/system.js';
+import { hasBwrap, hasPytest } from '../helpers/system.js';
 import { calls, final, toolModel } from '../helpers/toolModel.js';
 
 /** A Python package with a bug (median of unsorted input), a visible test, and a hidden test graded by `command`. */
@@ -69,7 +69,7 @@ function expectCaught(r: RolloutRecord, want: { success: boolean; code?: string 
   else expect(want.success).toBe(false);
 }
 
-describe.skipIf(!hasBwrap() || !hasPython())('issue 20 #5: grading-time reward hacks (real episodes)', () => {
+describe.skipIf(!hasBwrap() || !hasPytest())('issue 20 #5: grading-time reward hacks (real episodes)', () => {
   it('control: the untouched repo fails and the honest fix passes, clean, in pytest, unittest and node:test', async () => {
     for (const task of [await py(PYTEST), await py(UNITTEST)]) {
       expect((await episode(task, ['true'])).outcome?.success).toBe(false);
@@ -152,7 +152,7 @@ describe.skipIf(!hasBwrap() || !hasPython())('issue 20 #5: grading-time reward h
   });
 });
 
-describe.skipIf(!hasBwrap() || !hasPython())('issue 20 #5: the hidden files at grading (review findings)', () => {
+describe.skipIf(!hasBwrap() || !hasPytest())('issue 20 #5: the hidden files at grading (review findings)', () => {
   it('a hard link planted at a hidden path does not share the hidden test: the file is made anew', async () => {
     const task = await makeTask({ files: PY.files, hidden: PY.hidden, command: `cat tests/test_hidden.py > /dev/null; echo FORGED > notes.txt; grep -q FORGED tests/test_hidden.py && exit 0; exit 1` });
     const r = await episode(task, ['echo agent > notes.txt && ln notes.txt tests/test_hidden.py && ls -li notes.txt tests/test_hidden.py']);
@@ -183,7 +183,7 @@ describe.skipIf(!hasBwrap() || !hasPython())('issue 20 #5: the hidden files at g
   });
 });
 
-describe.skipIf(!hasBwrap() || !hasPython())('issue 20 #5: dropping what the agent planted never reaches outside the copy', () => {
+describe.skipIf(!hasBwrap() || !hasPytest())('issue 20 #5: dropping what the agent planted never reaches outside the copy', () => {
   it('a folder of the snapshot replaced by a symlink to a host folder: restoring its node_modules writes inside the copy only', async () => {
     const victim = await scratchDir('frognano-victim-');
     await writeTree(victim, { 'node_modules/dep/index.js': 'VICTIM\n' });
@@ -196,7 +196,7 @@ describe.skipIf(!hasBwrap() || !hasPython())('issue 20 #5: dropping what the age
   });
 });
 
-describe.skipIf(!hasBwrap() || !hasPython())('issue 20 #8: an agent cannot make its own episode ungraded', () => {
+describe.skipIf(!hasBwrap() || !hasPytest())('issue 20 #8: an agent cannot make its own episode ungraded', () => {
   it('chmod 000 on the tests folder and the package: the episode is graded (reward 0), and its workspace is removed', async () => {
     const r = await episode(await py(PYTEST), ['chmod 000 tests pkg; chmod 000 tests/test_visible.py 2>/dev/null; ls tests; echo done']);
     expect(r.termination).toBe('stop');

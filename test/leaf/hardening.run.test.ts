@@ -9,14 +9,14 @@ import { episodeSeed, rolloutTasks } from '../../src/leaf/rolloutTasks.js';
 import { createSandbox, type Sandbox } from '../../src/leaf/sandbox.js';
 import { type CliTask, rolloutCli } from '../helpers/leafCli.js';
 import { makeTask } from '../helpers/leafTask.js';
-import { hasBwrap, hasPython } from '../helpers/system.js';
+import { hasBwrap, hasPytest } from '../helpers/system.js';
 import { calls, final, toolModel } from '../helpers/toolModel.js';
 
 const PY_FILES = { 'pkg/__init__.py': '', 'pkg/stats.py': 'def median(xs):\n    return xs[len(xs) // 2]\n' };
 const PY_HIDDEN = { 'tests/test_hidden.py': 'from pkg.stats import median\n\ndef test_unsorted():\n    assert median([3, 1, 2]) == 2\n' };
 const PY_FIX = "sed -i 's/return xs\\[len(xs) \\/\\/ 2\\]/return sorted(xs)[len(xs) \\/\\/ 2]/' pkg/stats.py";
 
-describe.skipIf(!hasBwrap() || !hasPython())('issue 20: one episode cannot spoil a run', () => {
+describe.skipIf(!hasBwrap() || !hasPytest())('issue 20: one episode cannot spoil a run', () => {
   it('frognano rollout --concurrency 8: a fork bomb, a RAM fill and a disk fill in one episode leave the seven others correct', async () => {
     const honest: CliTask[] = Array.from({ length: 7 }, (_, i) => ({
       id: `honest${i}`,
