@@ -1,9 +1,10 @@
-import { lchown, lstat, mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
-import { constants, type Dirent } from 'node:fs';
+import { lchown, lstat, mkdir, open, readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import type { LeafToolArgumentSchemas } from '../schema/trajectory.js';
 import { compileGlob } from './globPattern.js';
+import { walkGlob } from './globWalk.js';
 import { quotePath } from './quotePath.js';
 import { isBinary } from './repoDiff.js';
 import { type RepoRoot, resolveRepoPath } from './repoPath.js';
@@ -34,9 +35,16 @@ export const READ_DEFAULT_LIMIT = 2000;
 const READ_MAX_LINE = 2000;
 /** Paths `glob` lists at most. */
 export const GLOB_MAX_RESULTS = 200;
+/**
+ * Directory entries (files and folders, at any depth) `glob` looks at before it
+ * stops with a note: bounds its time and memory in a tree of millions of files
+ * (a normal repo checkout, its `.git` and `node_modules` aside, is far below).
+ */
+export const GLOB_MAX_ENTRIES = 100_000;
+/** Milliseconds `glob` walks at most before it stops with a note (a slow disk, a costly pattern). */
+export const GLOB_MAX_MS = 5_000;
 /** Largest file `read` / `edit` open, in bytes. */
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
-const SLASH = Buffer.from('/');
 
 const err = (content: string): ToolOutput => ({ content: `Error: ${content}`, isError: true });
 const ok = (content: string): ToolOutput => ({ content, isError: false });
@@ -143,42 +151,34 @@ export async function editTool(ctx: FileToolContext, args: LeafToolArgs<'edit'>)
  * its UTF-8 decoding (an undecodable byte is U+FFFD, which `?` and `*` match).
  * A subfolder that cannot be read (gone meanwhile, unreadable, a path too long)
  * is left out; the other files are listed.
+ *
+ * Bounded for any tree the agent can make (see {@link walkGlob}): it looks at
+ * most {@link GLOB_MAX_ENTRIES} entries and runs at most {@link GLOB_MAX_MS},
+ * keeps only the {@link GLOB_MAX_RESULTS} newest matches in memory, and yields
+ * to the event loop as it goes. When a bound stops it, the answer lists what
+ * it kept and ends with one line saying so,
+ * `[stopped after 100000 entries: narrow the pattern or the path]` (the match
+ * counts then cover only the part walked). `limits` is for tests.
  */
-export async function globTool(ctx: FileToolContext, args: LeafToolArgs<'glob'>): Promise<ToolOutput> {
+export async function globTool(
+  ctx: FileToolContext,
+  args: LeafToolArgs<'glob'>,
+  limits: { maxEntries: number; maxMs: number } = { maxEntries: GLOB_MAX_ENTRIES, maxMs: GLOB_MAX_MS },
+): Promise<ToolOutput> {
   const matches = compileGlob(args.pattern);
   if (matches === null) return err(`invalid glob pattern ${JSON.stringify(args.pattern.slice(0, 100))}`);
   const r = await resolveRepoPath(ctx.root, args.path ?? '.');
   if (!r.ok) return err(r.reason);
   if (!r.exists) return err(`${args.path} does not exist`);
   if (!(await stat(r.host)).isDirectory()) return err(`${args.path} is not a directory`);
-  const base = Buffer.from(r.host);
-  const under = (rel: Buffer): Buffer => Buffer.concat([base, SLASH, rel]);
-  const found: { rel: Buffer; mtime: number }[] = [];
-  const walk = async (rel: Buffer | null): Promise<void> => {
-    let entries: Dirent<Buffer>[];
-    try {
-      entries = await readdir(rel === null ? base : under(rel), { withFileTypes: true, encoding: 'buffer' });
-    } catch (e) {
-      if (rel === null) throw e;
-      return;
-    }
-    for (const e of entries) {
-      const p = rel === null ? e.name : Buffer.concat([rel, SLASH, e.name]);
-      if (e.isDirectory()) {
-        const name = e.name.toString('latin1');
-        if (name !== '.git' && name !== 'node_modules') await walk(p);
-      } else if (matches(p.toString('utf8'))) {
-        const st = await lstat(under(p)).catch(() => null);
-        if (st) found.push({ rel: p, mtime: st.mtimeMs });
-      }
-    }
-  };
-  await walk(null);
-  if (found.length === 0) return ok(`No files match ${args.pattern}`);
   const prefix = Buffer.from(r.rel === '' ? '' : `${r.rel}/`);
-  const listed = found.map((f) => ({ mtime: f.mtime, shown: quotePath(Buffer.concat([prefix, f.rel])) }));
-  listed.sort((a, b) => b.mtime - a.mtime || (a.shown < b.shown ? -1 : 1));
-  const shown = listed.slice(0, GLOB_MAX_RESULTS).map((f) => f.shown);
-  const more = found.length > GLOB_MAX_RESULTS ? `\n[... ${found.length - GLOB_MAX_RESULTS} more; narrow the pattern ...]` : '';
-  return ok(cap(shown.join('\n') + more, ctx.maxOutputChars));
+  const walk = await walkGlob(Buffer.from(r.host), matches, (rel) => quotePath(Buffer.concat([prefix, rel])), { keep: GLOB_MAX_RESULTS, ...limits });
+  const stop =
+    walk.stopped === null
+      ? ''
+      : `\n[stopped after ${walk.stopped === 'entries' ? `${walk.entries} entries` : `${limits.maxMs / 1000} s (${walk.entries} entries)`}: narrow the pattern or the path]`;
+  if (walk.matched === 0) return ok(`No files match ${args.pattern}${stop}`);
+  const shown = walk.hits.map((f) => f.shown);
+  const more = walk.matched > GLOB_MAX_RESULTS ? `\n[... ${walk.matched - GLOB_MAX_RESULTS} more; narrow the pattern ...]` : '';
+  return ok(cap(shown.join('\n') + more, ctx.maxOutputChars) + stop);
 }
