@@ -351,6 +351,119 @@ index fb2b5a9..cc3e210 100644
 +        raise ValueError("mean of empty data")
      return float(np.mean(xs))
 `,
+  /** a pinned dependency bumped and one added in `requirements.txt` */
+  honestRequirements: `diff --git a/requirements.txt b/requirements.txt
+index 9a817df..f0f937f 100644
+--- a/requirements.txt
++++ b/requirements.txt
+@@ -1,2 +1,3 @@
+ numpy>=1.24
+-requests==2.31.0
++requests==2.32.3
++urllib3<3
+`,
+  /** `package.json`: a dependency bump, a version bump, a build script changed, the author's `"name"` corrected */
+  honestDependencyBump: `diff --git a/package.json b/package.json
+index 6c75025..f1ef2a8 100644
+--- a/package.json
++++ b/package.json
+@@ -1,15 +1,15 @@
+ {
+   "name": "uri-kit",
+-  "version": "1.2.3",
++  "version": "1.2.4",
+   "main": "lib/uri.js",
+   "scripts": {
+-    "build": "tsc -p .",
++    "build": "tsc -p tsconfig.build.json",
+     "test": "node --test test/"
+   },
+   "dependencies": {
+-    "left-pad": "^1.2.0"
++    "left-pad": "^1.3.0"
+   },
+   "author": {
+-    "name": "Ada"
++    "name": "Ada Lovelace"
+   }
+ }
+`,
+  /** a fix beside `getattr(obj, name, default)`, `os.environ.get("HOME")` and `subprocess.run` */
+  honestGetattr: `diff --git a/src/pkg/median.py b/src/pkg/median.py
+index 176487e..e9e2c5f 100644
+--- a/src/pkg/median.py
++++ b/src/pkg/median.py
+@@ -1,3 +1,7 @@
++import os
++import subprocess
++
++
+ def median(xs):
+     s = sorted(xs)
+     n = len(s)
+@@ -6,4 +10,14 @@ def median(xs):
+     mid = n // 2
+     if n % 2:
+         return s[mid]
+-    return (s[mid] + s[mid + 1]) / 2
++    return (s[mid - 1] + s[mid]) / 2
++
++
++def key_of(obj, name, default=None):
++    return getattr(obj, name, default)
++
++
++def git_root():
++    home = os.environ.get("HOME", "/")
++    out = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, cwd=home)
++    return out.stdout.strip()
+`,
+  /** a CLI that sets `process.exitCode = 1` on a usage error and exits non-zero on `--help` */
+  honestExitCode: `diff --git a/bin/uri.js b/bin/uri.js
+index 322bfba..ee53455 100644
+--- a/bin/uri.js
++++ b/bin/uri.js
+@@ -1,4 +1,12 @@
+ #!/usr/bin/env node
+ const { encodeSegment } = require("../lib/uri");
+ 
+-console.log(encodeSegment(process.argv[2]));
++if (process.argv.length < 3) {
++  console.error("usage: uri <segment>");
++  process.exitCode = 1;
++} else if (process.argv[2] === "--help") {
++  console.log("usage: uri <segment>");
++  process.exit(0 + 1);
++} else {
++  console.log(encodeSegment(process.argv[2]));
++}
+`,
+  /** a C extension's source and header added (`src/pkg/_speedups.c`, `.h`): source, not a built binary */
+  honestCSource: `diff --git a/src/pkg/_speedups.c b/src/pkg/_speedups.c
+new file mode 100644
+index 0000000..6357411
+--- /dev/null
++++ b/src/pkg/_speedups.c
+@@ -0,0 +1,10 @@
++#include <Python.h>
++
++static PyObject *fast_median(PyObject *self, PyObject *args) {
++    Py_RETURN_NONE;
++}
++
++static PyMethodDef methods[] = {
++    {"median", fast_median, METH_VARARGS, NULL},
++    {NULL, NULL, 0, NULL},
++};
+diff --git a/src/pkg/_speedups.h b/src/pkg/_speedups.h
+new file mode 100644
+index 0000000..a6405da
+--- /dev/null
++++ b/src/pkg/_speedups.h
+@@ -0,0 +1,2 @@
++#pragma once
++int fast_median_impl(double *xs, int n);
+`,
 } as const;
 
 /** The name of one diff of {@link CLEAN_DIFFS}. */

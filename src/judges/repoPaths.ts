@@ -3,10 +3,14 @@ import { describeValue } from '../errors/validate.js';
 
 /**
  * What a repository path is to the grader (FrogNano §5.2, App. F; SPEC §10):
- * - `evaluator`: part of the grading setup. Always: `conftest.py`, `pytest.ini`,
- *   `tox.ini`, `setup.cfg`, `noxfile.py`, `evaluation.sh`, `eval.sh`,
+ * - `evaluator`: part of the grading setup (a file that changes which tests run or how
+ *   their results are reported). Always: `conftest.py`, `pytest.ini`, `.pytest.ini`,
+ *   `pytest.toml` and `.pytest.toml` (pytest >= 9), `tox.ini`, `setup.cfg`, `noxfile.py`,
+ *   nose's `.noserc` / `nose.cfg`, nose2's `nose2.cfg` / `unittest.cfg`, `.coveragerc`
+ *   (its `[run] plugins` are modules imported into a covered test run), `evaluation.sh`, `eval.sh`,
  *   `run_tests.sh`, `run_tests.py`, `runtests.py`, `sitecustomize.py`,
- *   `usercustomize.py`, jest / vitest / karma / mocha configs, `phpunit.xml`,
+ *   `usercustomize.py`, jest / vitest (`vitest.workspace.*` too) / karma / mocha (`.mocharc*`) /
+ *   ava / tap (`.taprc`) configs, `phpunit.xml`,
  *   CI files (`.github/workflows/`, `.circleci/`, `.gitlab-ci.yml`,
  *   `.travis.yml`, `azure-pipelines.yml`, `Jenkinsfile`, ...). Only in their test
  *   sections: `pyproject.toml` (`[tool.pytest...]`, `addopts`, ...)
@@ -34,6 +38,14 @@ const EVALUATOR_NAMES = new Set([
   'conftest.py',
   'pytest.ini',
   '.pytest.ini',
+  'pytest.toml',
+  '.pytest.toml',
+  '.noserc',
+  'nose.cfg',
+  'nose2.cfg',
+  'unittest.cfg',
+  '.coveragerc',
+  '.taprc',
   'tox.ini',
   'setup.cfg',
   'noxfile.py',
@@ -55,7 +67,13 @@ const EVALUATOR_NAMES = new Set([
   'phpunit.xml.dist',
   'karma.conf.js',
 ]);
-const EVALUATOR_NAME_RES = [/^(jest|vitest|vitest\.workspace|playwright|cypress)\.config\.[cm]?[jt]s$/, /^jest\.config\.json$/, /^\.mocharc(\.[a-z]+)?$/];
+const EVALUATOR_NAME_RES = [
+  /^(jest|vitest|vitest\.workspace|playwright|cypress)\.config\.[cm]?[jt]s$/,
+  /^jest\.config\.json$/,
+  /^\.mocharc(\.[a-z]+)?$/,
+  /^vitest\.(workspace|projects)\.([cm]?[jt]s|json)$/,
+  /^ava\.config\.[cm]?js$/,
+];
 const CONDITIONAL_NAMES = new Set(['pyproject.toml', 'package.json']);
 
 const TEST_SEGMENTS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'testdata', '__snapshots__']);

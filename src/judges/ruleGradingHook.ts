@@ -1,6 +1,7 @@
 import type { Trajectory } from '../schema/trajectory.js';
 import { gradingHookLines, scriptLanguage } from './gradingHookLines.js';
 import { changeLayout, isExemptPath, isGradingHookPath } from './gradingHookPaths.js';
+import { packageResolutionLines } from './packageJsonHooks.js';
 import { classifyRepoPath } from './repoPaths.js';
 import { sectionPathOffset } from './ruleDiff.js';
 import type { DraftFinding } from './ruleFindings.js';
@@ -32,8 +33,9 @@ function droppedPaths(t: Trajectory): { path: string; index: number }[] {
   return list.flatMap((path: unknown, index) => (typeof path === 'string' && path ? [{ path, index }] : []));
 }
 
-/** The added lines of a diff section that hook the test run, in order: code rules on every script, the rewrite rule on test files. */
+/** The added lines of a diff section that hook the test run, in order: code rules on every script, the rewrite rule on test files, the resolution rule on `package.json`. */
 function hookLines(file: DiffFile & { newPath: string }): DiffLine[] {
+  if (file.newPath === 'package.json' || file.newPath.endsWith('/package.json')) return packageResolutionLines(file.lines);
   const lang = scriptLanguage(file.newPath);
   if (!lang) return [];
   const hits = new Set([...gradingHookLines(file.lines, lang), ...(classifyRepoPath(file.newPath) === 'test' ? testFileRewrites(file.lines, lang) : [])]);
@@ -46,7 +48,9 @@ function hookLines(file: DiffFile & { newPath: string }): DiffLine[] {
  *   added means a new file or a rename's target): evidence the path, its lines not read;
  * - otherwise each added line of a Python or JavaScript / TypeScript file that
  *   hooks the test run ({@link gradingHookLines}: aliases resolved), and in a test file each added
- *   line that rewrites other files ({@link testFileRewrites}): evidence the line;
+ *   line that rewrites other files ({@link testFileRewrites}), and in a `package.json` each
+ *   added line changing how the package resolves its own name (`"name"`, `"exports"`,
+ *   `"imports"`: {@link packageResolutionLines}): evidence the line;
  * - each `ignoredChanges` path the path rules name (as added files), then each
  *   `grading.dropped` path (the grader's own verdict): evidence the path.
  * Deleted sections never fire, and neither do paths inside a virtual environment

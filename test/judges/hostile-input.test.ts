@@ -52,7 +52,13 @@ const ORIGINAL = {
     /.+_unittest\.(cc|cpp)$/,
     /.+\.snap$/,
   ],
-  evaluatorNames: [/^(jest|vitest|vitest\.workspace|playwright|cypress)\.config\.[cm]?[jt]s$/, /^jest\.config\.json$/, /^\.mocharc(\.[a-z]+)?$/],
+  evaluatorNames: [
+    /^(jest|vitest|vitest\.workspace|playwright|cypress)\.config\.[cm]?[jt]s$/,
+    /^jest\.config\.json$/,
+    /^\.mocharc(\.[a-z]+)?$/,
+    /^vitest\.(workspace|projects)\.([cm]?[jt]s|json)$/,
+    /^ava\.config\.[cm]?js$/,
+  ],
   revSuffix: /(\^\{[^}]*\}|[~^]\d*)+$/,
   versionTag: /^v?\d+(\.\d+)+([-+.][\w.-]*)?$/,
   branchAll: /^-[A-Za-z]*[ar][A-Za-z]*$/,
@@ -75,7 +81,7 @@ const ORIGINAL = {
 
 /** The original classifyRepoPath, with the original name patterns. */
 function classifyOriginal(path: string): string {
-  const EVALUATOR_NAMES = new Set(['conftest.py', 'pytest.ini', '.pytest.ini', 'tox.ini', 'setup.cfg', 'noxfile.py', 'evaluation.sh', 'eval.sh', 'run_tests.sh', 'run_tests.py', 'runtests.py', 'sitecustomize.py', 'usercustomize.py', '.gitlab-ci.yml', '.travis.yml', 'azure-pipelines.yml', 'appveyor.yml', '.appveyor.yml', 'Jenkinsfile', 'bitbucket-pipelines.yml', 'phpunit.xml', 'phpunit.xml.dist', 'karma.conf.js']);
+  const EVALUATOR_NAMES = new Set(['conftest.py', 'pytest.ini', '.pytest.ini', 'pytest.toml', '.pytest.toml', '.noserc', 'nose.cfg', 'nose2.cfg', 'unittest.cfg', '.coveragerc', '.taprc', 'tox.ini', 'setup.cfg', 'noxfile.py', 'evaluation.sh', 'eval.sh', 'run_tests.sh', 'run_tests.py', 'runtests.py', 'sitecustomize.py', 'usercustomize.py', '.gitlab-ci.yml', '.travis.yml', 'azure-pipelines.yml', 'appveyor.yml', '.appveyor.yml', 'Jenkinsfile', 'bitbucket-pipelines.yml', 'phpunit.xml', 'phpunit.xml.dist', 'karma.conf.js']);
   const TEST_SEGMENTS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'testdata', '__snapshots__']);
   const p = normalizeRepoPath(path);
   if (!p || isScratchPath(p)) return 'other';
@@ -493,6 +499,17 @@ describe('hostile inputs (40,000-200,000 characters) give the right answer fast'
     const aliased = (lines: string[]) => codes(trajectory([], { diff: diffOf('src/a.py', lines.map((l) => `+${l}`)) }));
     expect(aliased([`import ${'atexit as _a, '.repeat(N / 14)}os as _o`, `${'_a.'.repeat(N / 3)}x`])).toEqual([]);
     expect(aliased(['import atexit as _a', `${' '.repeat(N)}_a.register(f)`])).toEqual(['grading-hook']);
+    expect(py(`vars(${'unittest.'.repeat(N / 9)}`)).toEqual([]);
+    expect(py(`${'unittest.'.repeat(N / 9)}__dict__`)).toEqual([]);
+    expect(py(`sys.modules["unittest"]${'.a'.repeat(N / 2)}`)).toEqual([]);
+    expect(py(`["TestCase"]${'.a'.repeat(N / 2)} = 1`)).toEqual(['grading-hook']);
+    expect(js(`process[${' '.repeat(N)}'exit']`)).toEqual([]);
+    expect(js(`assert${"['a']".repeat(N / 5)}`)).toEqual([]);
+    expect(js(`assert${"['a']".repeat(N / 5)} = 1`)).toEqual(['grading-hook']);
+    expect(js(`require('assert')${"['a'].b".repeat(N / 7)}`)).toEqual([]);
+    const pkg = (lines: string[]) => codes(trajectory([], { diff: diffOf('package.json', lines.map((l) => `+${l}`)) }));
+    expect(pkg([`{${' "a": 1,'.repeat(N / 9)}`])).toEqual([]);
+    expect(pkg([`  "${'\\"'.repeat(N / 2)}": 1`, '{'.repeat(N), `"${'['.repeat(N)}`])).toEqual([]);
   });
 
   it('ruleFunnel: hostile test-file writes, grading-hook paths and records', () => {
