@@ -1,9 +1,11 @@
 import { lstat, mkdir, open, rm, lchown } from 'node:fs/promises';
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isFrognanoError } from '../errors/FrognanoError.js';
 import { dropGradingHooks } from './gradingHooks.js';
 import { diffRepo, type RepoDiff, type TreeChange } from './repoDiff.js';
+import { runGradingTests, type TestRunGrading } from './runGradingTests.js';
+import { applyTestPatch, patchPaths } from './testPatch.js';
 import type { CommandResult, Sandbox } from './sandbox.js';
 import { restorePermissions } from './restorePermissions.js';
 import type { LeafTask } from './task.js';
@@ -57,14 +59,17 @@ export interface Grading {
   dropped: string[];
   /** A grading failure the repo's state caused (hidden files that cannot be written): then `success` is false. */
   error?: string;
-  /** `tests.command` exited 0 (and nothing failed before it ran). */
+  /** The tests passed the task (SPEC §12 exit 0, or §14 per test), and nothing failed before they ran. */
   success: boolean;
+  /** The trajectory's `tests` (SPEC §14): per listed id with its status, every parsed test, or the single `tests` entry. */
+  tests: TestRunGrading['tests'];
+  /** Why the tests did not pass, when their log says (the first offending id, the suite never ran, printed fake results). */
+  reason?: string;
   /** The test command's result (output capped); null when the tests could not run (`error`). */
   run: CommandResult | null;
 }
 
-/** Where Python's bytecode goes during grading: a fresh folder of the call's private /tmp, so no planted `.pyc` is ever read (`-B` alone does not stop that). */
-export const GRADING_ENV: Readonly<Record<string, string>> = Object.freeze({ PYTHONPYCACHEPREFIX: '/tmp/.leaf-pycache', PYTHONDONTWRITEBYTECODE: '1' });
+export { GRADING_ENV } from './runGradingTests.js';
 
 /**
  * Grades a repo copy as SPEC §12 says, in this order:
@@ -83,7 +88,11 @@ export const GRADING_ENV: Readonly<Record<string, string>> = Object.freeze({ PYT
  */
 export async function gradeRepo(task: LeafTask & { repoDir: string }, repo: string, sandbox: Sandbox, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<Grading> {
   const hidden = task.tests.files ?? {};
-  const hiddenPaths = Object.keys(hidden);
+  const patched = task.tests.patch !== undefined ? patchPaths(task.tests.patch) : [];
+  const hiddenPaths = [...new Set([...Object.keys(hidden), ...patched])];
+  // SPEC §14: the diff keeps the agent's edits of every path the repo had (test files too); only paths that
+  // exist solely in files/patch are left out
+  const hiddenOnly = hiddenPaths.filter((p) => !existsSync(join(task.repoDir, p)));
   // what cannot be restored (not this user's) is left: the diff and the hidden files then say so
   await restorePermissions(repo).catch(() => {});
   let diff = '';
@@ -91,7 +100,7 @@ export async function gradeRepo(task: LeafTask & { repoDir: string }, repo: stri
   let diffCut: RepoDiff['cut'];
   let diffError: string | undefined;
   try {
-    const d = await diffRepo(task.repoDir, repo, { exclude: hiddenPaths, signal: opts.signal });
+    const d = await diffRepo(task.repoDir, repo, { exclude: hiddenOnly, signal: opts.signal });
     diff = d.diff;
     changes = d.changes;
     diffCut = d.cut;
@@ -100,16 +109,21 @@ export async function gradeRepo(task: LeafTask & { repoDir: string }, repo: stri
     diffError = e.message;
   }
   const dropped = await dropGradingHooks(task.repoDir, repo, changes);
-  const out = (g: Omit<Grading, 'diff' | 'changes' | 'dropped'>): Grading => ({ diff, changes, dropped, ...(diffCut ? { diffCut } : {}), ...(diffError !== undefined ? { diffError } : {}), ...g });
+  const out = (g: Omit<Grading, 'diff' | 'changes' | 'dropped' | 'tests'> & { tests?: Grading['tests'] }): Grading => ({ diff, changes, dropped, tests: [{ name: 'tests', passed: false }], ...(diffCut ? { diffCut } : {}), ...(diffError !== undefined ? { diffError } : {}), ...g });
   // a tree that cannot be walked is the repo's state (SPEC §14: an oversized tree fails): without the list of
   // changes nothing planted could be dropped, so the tests are not even run
   if (diffError !== undefined) return out({ success: false, run: null, error: `the change could not be recorded, so it is not graded: ${diffError}` });
+  let written: string[] = [];
   try {
     await writeHiddenFiles(repo, hidden, sandbox.owner);
+    if (task.tests.patch !== undefined) written = await applyTestPatch(task.repoDir, repo, task.tests.patch);
   } catch (e) {
+    if (isFrognanoError(e)) return out({ success: false, run: null, error: `${e.message} (the repo as the agent left it)` });
     const code = (e as NodeJS.ErrnoException).code;
     return out({ success: false, run: null, error: `the hidden test files could not be written into the repo copy (${code ?? (e as Error).message}): the agent left it so` });
   }
-  const run = await sandbox.run(repo, task.tests.command, { timeoutMs: opts.timeoutMs, signal: opts.signal, readOnly: hiddenPaths, env: { ...GRADING_ENV } });
-  return out({ success: run.exitCode === 0, run });
+  if (sandbox.owner && written.length > 0) for (const p of written) await lchown(join(repo, p), sandbox.owner.uid, sandbox.owner.gid).catch(() => {});
+  const readOnly = [...new Set([...Object.keys(hidden), ...written])];
+  const g = await runGradingTests(task, repo, sandbox, { timeoutMs: opts.timeoutMs, signal: opts.signal, readOnly });
+  return out({ success: g.success, tests: g.tests, run: g.run, ...(g.reason !== undefined ? { reason: g.reason } : {}), ...(g.error !== undefined ? { error: g.error } : {}) });
 }

@@ -1,3 +1,4 @@
+import { lstatSync, type Stats } from 'node:fs';
 import { copyFile, lstat, mkdir, readlink, rm, symlink } from 'node:fs/promises';
 import { changeLayout, isGradingHookPath } from '../judges/gradingHookPaths.js';
 
@@ -55,6 +56,24 @@ async function restoreEntry(snapshot: string, repo: string, rel: Buffer): Promis
   const st = await lstat(from);
   if (st.isSymbolicLink()) await symlink(await readlink(from, { encoding: 'buffer' }), to);
   else await copyFile(from, to);
+}
+
+/**
+ * Puts one path of the copy back as the snapshot has it: the snapshot's file or
+ * link copied over it, or the path removed when the snapshot has none; its
+ * parents are made real folders first (nothing can lead outside the copy).
+ * Used before `tests.patch` applies (SPEC §14: every path it touches restored).
+ */
+export async function restoreFromSnapshot(snapshot: string, repo: string, rel: string): Promise<void> {
+  const raw = Buffer.from(rel);
+  if (lstatSyncOrNull(under(snapshot, raw))) return restoreEntry(snapshot, repo, raw);
+  await realParents(repo, raw);
+  await rm(under(repo, raw), { recursive: true, force: true });
+}
+
+/** lstat without following or throwing: null when absent. */
+function lstatSyncOrNull(p: Buffer): Stats | null {
+  return lstatSync(p, { throwIfNoEntry: false }) ?? null;
 }
 
 /**

@@ -61,6 +61,8 @@ export interface GradingRecord {
   diffCut?: DiffCut;
   /** Planted paths the grader removed or restored before the tests ran (the rule funnel's `grading-hook`). */
   dropped?: string[];
+  /** Why the tests did not pass, read from their log (SPEC §14: the first offending id, the suite never ran, printed fake results). */
+  reason?: string;
   /** A grading failure caused by the repo's state or the record itself (then `success: false`, reward 0). */
   error?: string;
 }

@@ -10,6 +10,7 @@ import { compactionRequest, rebuildHistory } from './compactHistory.js';
 import { assistantMessage, recordToolCalls, toWireMessage } from './episodeMessages.js';
 import { estimateTokens } from './estimateTokens.js';
 import { executeToolCall } from './executeToolCall.js';
+import { capOutput } from './capOutput.js';
 import { gradeRepo } from './grade.js';
 import { TaskPhaseGate } from './phaseGate.js';
 import { type CompactionRecord, type LeafTrajectory, type Termination, TRUNCATING } from './leafTrajectory.js';
@@ -276,9 +277,12 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
       if (graded.run?.aborted) trajectory.termination = 'aborted';
       else {
         trajectory.diff = graded.diff;
-        trajectory.tests = [{ name: 'tests', passed: graded.success }];
+        trajectory.tests = graded.tests.map((t) => ({ ...t }));
         trajectory.outcome = { success: graded.success, truncated: TRUNCATING.has(termination), assistantTokens };
-        trajectory.grading = { exitCode: graded.run?.exitCode ?? null, timedOut: graded.run?.timedOut ?? false, output: graded.run?.output ?? '', seconds: (performance.now() - g0) / 1000 };
+        // the record keeps the sandbox's usual cap of the log (grading read all of it)
+        const output = capOutput(graded.run?.output ?? '', o.sandbox.options?.maxOutputChars ?? 30_000).text;
+        trajectory.grading = { exitCode: graded.run?.exitCode ?? null, timedOut: graded.run?.timedOut ?? false, output, seconds: (performance.now() - g0) / 1000 };
+        if (graded.reason !== undefined) trajectory.grading.reason = graded.reason;
         if (graded.diffError !== undefined) trajectory.grading.diffError = graded.diffError;
         if (graded.diffCut !== undefined) trajectory.grading.diffCut = graded.diffCut;
         if (graded.dropped.length > 0) trajectory.grading.dropped = graded.dropped;

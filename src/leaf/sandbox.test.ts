@@ -102,7 +102,7 @@ describe.skipIf(!hasBwrap())('the bubblewrap sandbox', () => {
     const r = await sb.run(dir, 'echo "$(pwd) $(hostname) $HOME"; grep CapEff /proc/self/status; env | sort | cut -d= -f1 | tr "\\n" " "', { timeoutMs: 10_000 });
     expect(r.exitCode).toBe(0);
     expect(r.output).toMatch(/^\/repo leaf \/tmp\nCapEff:\s+0000000000000000\n/);
-    expect(r.output).toContain('GIT_PAGER HOME LANG LEAF_CALL PAGER PATH PWD PYTHONDONTWRITEBYTECODE SHLVL TERM');
+    expect(r.output).toContain('GIT_PAGER HOME LANG LEAF_CALL PAGER PATH PWD PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX SHLVL TERM');
     if (process.getuid?.() === 0) expect(sb.owner).toEqual({ uid: 65534, gid: 65534 });
   });
   it('env adds variables inside; a bwrap that cannot bind its folder is SANDBOX_UNAVAILABLE', async () => {

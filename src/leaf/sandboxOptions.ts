@@ -77,6 +77,8 @@ export const RunOptionsSchema = z
      * them). Paths that do not exist are skipped. Default none.
      */
     readOnly: z.array(z.string().min(1)).optional(),
+    /** Characters of this call's output kept (grading keeps the whole log to parse it per test). Default the sandbox's `maxOutputChars`. */
+    maxOutputChars: z.number().int().min(200).optional(),
     /** Extra environment variables of this call (grading: `PYTHONPYCACHEPREFIX`). Default none. */
     env: z.record(z.string(), z.string()).optional(),
   })

@@ -214,7 +214,7 @@ export function runProcess(
       // bwrap's own words after the sandbox started (a bind that failed): the caller must see why the command did not run
       const bwrapSaid = !unsafe && setupError.trim() !== '' ? `${raw === '' || raw.endsWith('\n') ? '' : '\n'}${setupError.trim().slice(0, 2000)}\n` : '';
       const note = outputLimitKilled ? `\n[killed: the command wrote more than ${o.killAfterOutputBytes} bytes of output]` : '';
-      const capped = capOutput(raw + bwrapSaid, o.maxOutputChars, note);
+      const capped = capOutput(raw + bwrapSaid, r.maxOutputChars ?? o.maxOutputChars, note);
       const wasKilled = timedOut || aborted || outputLimitKilled;
       resolve({
         exitCode: wasKilled ? null : code,

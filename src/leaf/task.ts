@@ -66,8 +66,30 @@ export const LeafTaskSchema = z.looseObject({
       command: z.string().min(1),
       /** Hidden test files (path relative to the repo -> content), absent during the episode, written before grading. */
       files: HiddenFiles.optional(),
+      /**
+       * Unified diff applied at grading after `files` (SWE-bench's `test_patch`: adds,
+       * modifies or deletes files; SPEC §14). Its paths are hidden like `files`; every
+       * path it touches is first restored to the snapshot's content.
+       */
+      patch: z.string().min(1).optional(),
+      /** Test ids that must pass at grading (SPEC §14; needs `log`). */
+      failToPass: z.array(z.string().min(1)).optional(),
+      /** Test ids that must keep passing (SPEC §14; needs `log`). */
+      passToPass: z.array(z.string().min(1)).optional(),
+      /** How per-test results are read from the grading run. Default `exit-code` (no per-test results: exit 0 = success). */
+      log: z.enum(['exit-code', 'pytest', 'unittest', 'tap', 'junit-xml']).optional(),
+      /** For `log: "junit-xml"`: the report file the command writes, relative to the repo. */
+      junitPath: z.string().min(1).optional(),
     })
-    .strict(),
+    .strict()
+    .superRefine((t, ctx) => {
+      const log = t.log ?? 'exit-code';
+      for (const field of ['failToPass', 'passToPass'] as const) {
+        if (t[field] !== undefined && t[field].length > 0 && log === 'exit-code') ctx.addIssue({ code: 'custom', path: [field], message: `tests.${field} needs tests.log (pytest, unittest, tap or junit-xml): an exit code names no test`, params: { code: ErrorCode.INVALID_TYPE } });
+      }
+      if (log === 'junit-xml' && t.junitPath === undefined) ctx.addIssue({ code: 'custom', path: ['junitPath'], message: 'tests.junitPath is required with tests.log "junit-xml" (the report file the command writes)', params: { code: ErrorCode.INVALID_TYPE } });
+      if (t.junitPath !== undefined && !isRepoRelative(t.junitPath)) ctx.addIssue({ code: 'custom', path: ['junitPath'], message: `${JSON.stringify(t.junitPath)} must be a relative path inside the repository`, params: { code: ErrorCode.INVALID_TYPE } });
+    }),
   /** Unified diff of a reference solution (used by `validate-tasks`). */
   referencePatch: z.string().optional(),
   /** Per-task limits (override the run's defaults). */

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { parseOptions } from '../errors/validate.js';
 import { applyUnifiedDiff } from './applyUnifiedDiff.js';
-import { GRADING_ENV, writeHiddenFiles } from './grade.js';
+import { writeHiddenFiles } from './grade.js';
+import { runGradingTests, type TestRunGrading } from './runGradingTests.js';
+import { applyTestPatch } from './testPatch.js';
+import type { GradedTest } from './testLogs/index.js';
 import { SandboxSchema } from './sandbox.js';
 import { AbortSignalSchema } from './sandboxOptions.js';
 import { type LoadedLeafTask, resolveLimits } from './task.js';
@@ -38,21 +41,40 @@ const tail = (s: string): string => {
   return t.length > 300 ? `...${t.slice(-300)}` : t;
 };
 
+/** What one validation side gave: the per-test grading of the run, or why the run could not happen. */
+type SideResult = TestRunGrading | string;
+
+/** The first listed id whose status breaks the validation rule on one side, or null. */
+function offending(side: TestRunGrading, ids: readonly string[], ok: (status: string) => boolean): GradedTest | null {
+  const byName = new Map((side.tests as GradedTest[]).map((t) => [t.name, t]));
+  for (const id of ids) {
+    const t = byName.get(id);
+    if (t && !ok(t.status)) return t;
+  }
+  return null;
+}
+
+const PASSING = new Set(['passed', 'xfail', 'xpass']);
+
 /**
- * FrogNano §3.1's executable validation of one task (SPEC §12): a task is
- * valid iff its `tests.command`, with the hidden files written in,
- * 1. fails (non-zero exit, or a timeout) on a fresh copy of the unmodified repository, and
- * 2. passes (exit 0) on a fresh copy with `referencePatch` applied.
- *
- * Both runs go through the sandbox. A task without a reference patch, a patch
- * that does not apply, or a run that times out on the patched copy is invalid,
- * with the reason.
+ * FrogNano §3.1's executable validation of one task (SPEC §12, §14). Both runs
+ * write the hidden `files`, apply `tests.patch` and run the tests as grading does
+ * (in the sandbox, hidden files read-only):
+ * - without `failToPass` / `passToPass`: valid iff the tests fail (non-zero exit, or a
+ *   timeout) on a fresh copy of the unmodified repository and pass (exit 0) on a fresh
+ *   copy with `referencePatch` applied; a failure names both exit codes and the tail of
+ *   the output;
+ * - with them (and a `tests.log`): valid iff every fail-to-pass id fails (status not
+ *   passed / xfail / xpass) before and passes after, and every pass-to-pass id passes
+ *   both times (skipped counts as kept, as at grading); the reason names the first
+ *   offending id with its status before and after.
+ * A task without a reference patch, or whose patches do not apply, is invalid with the reason.
  */
 export async function validateLeafTask(task: LoadedLeafTask, opts: ValidateLeafTaskOptions): Promise<TaskValidation> {
   const o = parseOptions('validateLeafTask', ValidateLeafTaskOptionsSchema, opts);
   const timeoutMs = (o.timeoutSeconds ?? resolveLimits(task.limits, undefined).commandSeconds) * 1000;
   if (task.referencePatch === undefined || task.referencePatch.trim() === '') return { id: task.id, valid: false, reason: 'no referencePatch to validate against' };
-  const run = async (patched: boolean): Promise<{ exitCode: number | null; timedOut: boolean; output: string } | string> => {
+  const run = async (patched: boolean): Promise<SideResult> => {
     const ws = await createWorkspace(task.repoDir, { owner: o.sandbox.owner, parent: o.tmpDir, repoMB: o.sandbox.options?.repoMB });
     try {
       if (patched) {
@@ -63,19 +85,47 @@ export async function validateLeafTask(task: LoadedLeafTask, opts: ValidateLeafT
         }
       }
       await writeHiddenFiles(ws.repo, task.tests.files ?? {}, null);
+      let written: string[] = [];
+      if (task.tests.patch !== undefined) {
+        try {
+          written = await applyTestPatch(task.repoDir, ws.repo, task.tests.patch);
+        } catch (e) {
+          return `${(e as Error).message.replace(/^applyTestPatch: /, '')}${patched ? ' (after the reference patch)' : ''}`;
+        }
+      }
       if (o.sandbox.owner) await chownTree(ws.repo, o.sandbox.owner);
-      // the tests run as grading runs them (hidden files read-only, bytecode in a fresh folder)
-      return await o.sandbox.run(ws.repo, task.tests.command, { timeoutMs, signal: o.signal, readOnly: Object.keys(task.tests.files ?? {}), env: { ...GRADING_ENV } });
+      const readOnly = [...new Set([...Object.keys(task.tests.files ?? {}), ...written])];
+      return await runGradingTests(task, ws.repo, o.sandbox, { timeoutMs, signal: o.signal, readOnly });
     } finally {
       await ws.dispose();
     }
   };
   const before = await run(false);
   if (typeof before === 'string') return { id: task.id, valid: false, reason: before };
-  if (before.exitCode === 0) return { id: task.id, valid: false, reason: 'the tests pass on the unmodified repository (nothing to fix)' };
   const after = await run(true);
   if (typeof after === 'string') return { id: task.id, valid: false, reason: after };
-  if (after.timedOut) return { id: task.id, valid: false, reason: `the tests time out after ${timeoutMs / 1000} s with the reference patch` };
-  if (after.exitCode !== 0) return { id: task.id, valid: false, reason: `the tests fail with the reference patch (exit ${after.exitCode}): ${tail(after.output)}` };
+  const f2p = task.tests.failToPass ?? [];
+  const p2p = task.tests.passToPass ?? [];
+  if (f2p.length + p2p.length === 0) return byExitCode(task.id, before, after, timeoutMs);
+  const status = (side: TestRunGrading, id: string): string => (side.tests as GradedTest[]).find((t) => t.name === id)?.status ?? 'missing';
+  const why = (id: string, rule: string): TaskValidation => ({ id: task.id, valid: false, reason: `${rule}: ${id} is ${status(before, id)} before and ${status(after, id)} with the reference patch` });
+  const early = offending(before, f2p, (s) => !PASSING.has(s));
+  if (early) return why(early.name, 'a fail-to-pass test does not fail on the unmodified repository');
+  const late = offending(after, f2p, (s) => PASSING.has(s));
+  if (late) return why(late.name, 'a fail-to-pass test does not pass with the reference patch');
+  for (const side of [before, after]) {
+    const broken = offending(side, p2p, (s) => PASSING.has(s) || s === 'skipped');
+    if (broken) return why(broken.name, 'a pass-to-pass test does not pass on both sides');
+  }
   return { id: task.id, valid: true };
+}
+
+/** The exit-code rule (SPEC §12): fails before, passes after; the reason names both exit codes and the tails of both outputs. */
+function byExitCode(id: string, before: TestRunGrading, after: TestRunGrading, timeoutMs: number): TaskValidation {
+  const code = (g: TestRunGrading): string => (g.run.timedOut ? `timed out after ${timeoutMs / 1000} s` : `exit ${g.run.exitCode ?? 'killed'}`);
+  const out = (label: string, g: TestRunGrading): string => (g.run.output.trim() === '' ? '' : `; ${label}: ${tail(g.run.output)}`);
+  const both = `${code(before)} before, ${code(after)} with the reference patch${out('output before', before)}${out('output after', after)}`;
+  if (before.run.exitCode === 0) return { id, valid: false, reason: `the tests pass on the unmodified repository (nothing to fix): ${both}` };
+  if (after.run.exitCode !== 0) return { id, valid: false, reason: `the tests fail with the reference patch: ${both}` };
+  return { id, valid: true };
 }

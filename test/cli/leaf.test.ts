@@ -492,9 +492,9 @@ describe.skipIf(!hasBwrap() || !hasPython())('frognano rollout / validate-tasks 
     expect(r.code).toBe(0);
     expect(jsonLines(r.stdout)).toEqual([
       { id: 'ok', valid: true },
-      { id: 'passes-before', valid: false, reason: 'the tests pass on the unmodified repository (nothing to fix)' },
+      { id: 'passes-before', valid: false, reason: 'the tests pass on the unmodified repository (nothing to fix): exit 0 before, exit 0 with the reference patch' },
       { id: 'no-apply', valid: false, reason: 'the reference patch does not apply: a hunk of a.txt does not apply' },
-      { id: 'no-fix', valid: false, reason: 'the tests fail with the reference patch (exit 1): ' },
+      { id: 'no-fix', valid: false, reason: 'the tests fail with the reference patch: exit 1 before, exit 1 with the reference patch' },
       { id: 'no-patch', valid: false, reason: 'no referencePatch to validate against' },
     ]);
   });
