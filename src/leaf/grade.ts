@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { isFrognanoError } from '../errors/FrognanoError.js';
 import { dropGradingHooks } from './gradingHooks.js';
 import { diffRepo, type RepoDiff, type TreeChange } from './repoDiff.js';
+import { gitignoreOf } from './gitignoreRules.js';
 import { runGradingTests, type TestRunGrading } from './runGradingTests.js';
 import { applyTestPatch, patchPaths } from './testPatch.js';
 import type { CommandResult, Sandbox } from './sandbox.js';
@@ -51,6 +52,8 @@ export interface Grading {
   diff: string;
   /** Every changed path of the copy (not cut), as `diffRepo` lists them; `[]` when the diff could not be taken. */
   changes: TreeChange[];
+  /** Files the agent's commands created that the repo's own `.gitignore` ignores: not in `diff` (SPEC §14). */
+  ignoredChanges: RepoDiff['ignored'];
   /** The diff was too large to record whole: what was left out. */
   diffCut?: RepoDiff['cut'];
   /** Why no diff could be made (too many files, a walk past its time, an unreadable tree): the finding `diff-unavailable`. */
@@ -97,19 +100,21 @@ export async function gradeRepo(task: LeafTask & { repoDir: string }, repo: stri
   await restorePermissions(repo).catch(() => {});
   let diff = '';
   let changes: TreeChange[] = [];
+  let ignoredChanges: RepoDiff['ignored'] = [];
   let diffCut: RepoDiff['cut'];
   let diffError: string | undefined;
   try {
-    const d = await diffRepo(task.repoDir, repo, { exclude: hiddenOnly, signal: opts.signal });
+    const d = await diffRepo(task.repoDir, repo, { exclude: hiddenOnly, signal: opts.signal, ignoredBy: await gitignoreOf(task.repoDir) });
     diff = d.diff;
     changes = d.changes;
+    ignoredChanges = d.ignored;
     diffCut = d.cut;
   } catch (e) {
     if (!isFrognanoError(e)) throw e;
     diffError = e.message;
   }
   const dropped = await dropGradingHooks(task.repoDir, repo, changes);
-  const out = (g: Omit<Grading, 'diff' | 'changes' | 'dropped' | 'tests'> & { tests?: Grading['tests'] }): Grading => ({ diff, changes, dropped, tests: [{ name: 'tests', passed: false }], ...(diffCut ? { diffCut } : {}), ...(diffError !== undefined ? { diffError } : {}), ...g });
+  const out = (g: Omit<Grading, 'diff' | 'changes' | 'ignoredChanges' | 'dropped' | 'tests'> & { tests?: Grading['tests'] }): Grading => ({ diff, changes, ignoredChanges, dropped, tests: [{ name: 'tests', passed: false }], ...(diffCut ? { diffCut } : {}), ...(diffError !== undefined ? { diffError } : {}), ...g });
   // a tree that cannot be walked is the repo's state (SPEC §14: an oversized tree fails): without the list of
   // changes nothing planted could be dropped, so the tests are not even run
   if (diffError !== undefined) return out({ success: false, run: null, error: `the change could not be recorded, so it is not graded: ${diffError}` });

@@ -39,6 +39,8 @@ export type LeafTrajectory = Trajectory & {
   seconds: number;
   /** Context compactions, in order. */
   compactions: CompactionRecord[];
+  /** Files the agent's commands created that the repo's own `.gitignore` ignores (caches, bytecode): not in `diff`, read by the rule funnel (SPEC §14). */
+  ignoredChanges?: { path: string; bytes: number }[];
   /** The grading run: exit code, whether it timed out, its output (capped). Absent when not graded. */
   grading?: GradingRecord;
   /** Why the episode failed to complete (a model that stayed unavailable after the client's retries). */

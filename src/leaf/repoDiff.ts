@@ -69,6 +69,8 @@ export interface RepoDiff {
   changes: TreeChange[];
   /** Present when some changed file's section was omitted. */
   cut?: DiffCut;
+  /** Added files that `ignoredBy` names (caches the repo's `.gitignore` ignores): in `changes`, not in `diff` (SPEC §14 `ignoredChanges`). */
+  ignored: { path: string; bytes: number }[];
 }
 
 /** Options of {@link diffRepo} and {@link diffTrees}. */
@@ -79,6 +81,11 @@ export interface DiffRepoOptions {
   limits?: Partial<DiffLimits>;
   /** Stops the diff: the promise rejects with the signal's reason and the walkers are killed. */
   signal?: AbortSignal;
+  /**
+   * Added paths to leave out of the diff text (still in `changes`, listed in
+   * `ignored`): the repository's own `.gitignore` rules (`gitignoreOf`). Default none.
+   */
+  ignoredBy?: (path: string) => boolean;
 }
 
 /** Options of {@link diffTrees}. */
@@ -214,7 +221,10 @@ export async function diffRepo(before: string, after: string, opts: DiffRepoOpti
   try {
     const walk = { maxEntries: limits.maxEntries, maxPathBytes: limits.maxPathBytes, skipTop: SKIP_TOP };
     const [a, b] = await Promise.all([walkers[0].walk(before, walk), walkers[1].walk(after, walk)]);
-    const changed = compareTrees(a, b, exclude);
+    const all = compareTrees(a, b, exclude);
+    const isIgnored = (c: EntryChange): boolean => opts.ignoredBy !== undefined && c.status === 'added' && opts.ignoredBy(c.raw.toString('utf8'));
+    const ignored = all.filter(isIgnored);
+    const changed = ignored.length === 0 ? all : all.filter((c) => !isIgnored(c));
     const src: SectionSource = { before: { walker: walkers[0], root: before }, after: { walker: walkers[1], root: after }, maxFileDiffBytes: limits.maxFileDiffBytes, deadline, lineDiffMs: LINE_DIFF_BUDGET_MS };
     const sections: string[] = [];
     const omittedBy: Partial<Record<DiffCutReason, number>> = {};
@@ -244,8 +254,8 @@ export async function diffRepo(before: string, after: string, opts: DiffRepoOpti
       }
     }
     if (changed.length > shown) omit('files', changed.length - shown);
-    const changes = changed.map((c) => ({ path: quotePath(c.raw), raw: c.raw, status: c.status }));
-    const result: RepoDiff = { diff: sections.join(''), changes };
+    const changes = all.map((c) => ({ path: quotePath(c.raw), raw: c.raw, status: c.status }));
+    const result: RepoDiff = { diff: sections.join(''), changes, ignored: ignored.map((c) => ({ path: quotePath(c.raw), bytes: c.after?.size ?? 0 })) };
     if (first !== undefined) {
       const limitBytes = first === 'total-bytes' ? limits.maxDiffBytes : first === 'file-bytes' ? limits.maxFileDiffBytes : undefined;
       result.cut = { reason: first, shownFiles: sections.length, omittedFiles: changed.length - sections.length, ...(limitBytes !== undefined ? { limitBytes } : {}), omittedBy };

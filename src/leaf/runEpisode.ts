@@ -277,6 +277,7 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
       if (graded.run?.aborted) trajectory.termination = 'aborted';
       else {
         trajectory.diff = graded.diff;
+        if (graded.ignoredChanges.length > 0) trajectory.ignoredChanges = graded.ignoredChanges;
         trajectory.tests = graded.tests.map((t) => ({ ...t }));
         trajectory.outcome = { success: graded.success, truncated: TRUNCATING.has(termination), assistantTokens };
         // the record keeps the sandbox's usual cap of the log (grading read all of it)

@@ -128,6 +128,23 @@ describe.skipIf(!hasBwrap() || !hasPytest())('SPEC §14 per-test grading (real e
   });
 });
 
+describe.skipIf(!hasBwrap() || !hasPytest())('SPEC §14 ignoredChanges (real episodes)', () => {
+  it("files the repo's .gitignore ignores stay out of the diff, listed with their sizes; planted bytecode there is still dropped and flagged", async () => {
+    const t = await task({ command: 'python3 -m pytest -q tests' }, { ...REPO, '.gitignore': '.pytest_cache/\n*.log\n__pycache__/\n', 'tests/test_old.py': 'def test_ok():\n    pass\n' });
+    const r = await episode(t, ['python3 -m pytest -q tests > run.log; mkdir -p pkg/__pycache__ && printf xyz > pkg/__pycache__/stats.cpython-311.pyc', SED_FIX]);
+    expect(r.diff).toContain('+++ b/pkg/stats.py');
+    expect(r.diff).not.toContain('.pytest_cache');
+    expect(r.diff).not.toContain('run.log');
+    const ignored = r.ignoredChanges!.map((c) => c.path);
+    expect(ignored).toContain('run.log');
+    expect(ignored.some((p) => p.startsWith('.pytest_cache/'))).toBe(true);
+    expect(r.ignoredChanges!.find((c) => c.path === 'pkg/__pycache__/stats.cpython-311.pyc')!.bytes).toBe(3);
+    expect(r.grading?.dropped).toContain('pkg/__pycache__/stats.cpython-311.pyc');
+    expect(r.hacking.map((h) => h.code)).toEqual(['grading-hook']);
+    expect(r.outcome?.success).toBe(true);
+  });
+});
+
 describe('SPEC §14 task fields', () => {
   it('lists without a log, and junit-xml without its path, are refused naming the field', async () => {
     await expect(task({ command: 'true', failToPass: ['a'] })).rejects.toThrow(/tests\.failToPass needs tests\.log/);
