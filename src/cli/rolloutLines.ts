@@ -29,7 +29,20 @@ export const RolloutLineSchema = TrajectorySchema.extend({
   hacking: z.array(z.looseObject({ code: z.string(), evidence: z.string(), messageIndex: z.number().int().min(0) })),
   reward: z.number().nullable(),
   advantage: z.number().nullable(),
-  grading: z.looseObject({ exitCode: z.number().nullable(), timedOut: z.boolean(), output: z.string(), seconds: z.number() }).optional(),
+  grading: z
+    .looseObject({
+      exitCode: z.number().nullable(),
+      timedOut: z.boolean(),
+      output: z.string(),
+      seconds: z.number(),
+      reason: z.string().optional(),
+      error: z.string().optional(),
+      diffError: z.string().optional(),
+      diffCut: z.looseObject({ reason: z.string(), shownFiles: count, omittedFiles: count }).optional(),
+      dropped: z.array(z.string()).optional(),
+    })
+    .optional(),
+  ignoredChanges: z.array(z.looseObject({ path: z.string(), bytes: count })).optional(),
   error: z.string().optional(),
   provenance: ProvenanceSchema.optional(),
 });

@@ -201,3 +201,24 @@ describe('renderLeafReport', () => {
     expectFrognanoError(() => renderLeafReport(records, { titel: 'x' } as never), 'INVALID_TYPE', 'renderLeafReport', '"titel"');
   });
 });
+
+describe('renderLeafReport: per-test statuses and what grading set aside (SPEC §14)', () => {
+  it('shows each listed test with its status, the reason, the dropped paths and the ignored files', () => {
+    const r = rec({
+      taskId: 't-alpha',
+      episode: 0,
+      outcome: { success: false, truncated: false, assistantTokens: 10 },
+      tests: [
+        { name: 'tests/test_a.py::test_x[a b]', passed: false, status: 'failed' },
+        { name: 'tests/test_a.py::test_y', passed: true, status: 'skipped' },
+      ],
+      ignoredChanges: [{ path: '.pytest_cache/v/cache/lastfailed', bytes: 42 }],
+      grading: { exitCode: 1, timedOut: false, output: '1 failed', seconds: 0.5, reason: 'fail-to-pass tests/test_a.py::test_x[a b] is failed', dropped: ['pytest.py'] },
+    });
+    const html = episode(renderLeafReport([r]), 't-alpha', 0);
+    expect(decode(html)).toContain('statustest✗failedtests/test_a.py::test_x[a b]✓skippedtests/test_a.py::test_y');
+    expect(decode(html)).toContain('why fail-to-pass tests/test_a.py::test_x[a b] is failed');
+    expect(decode(html)).toContain('dropped before the tests ran pytest.py');
+    expect(decode(html)).toContain("ignored by the repo's .gitignore (1) .pytest_cache/v/cache/lastfailed (42 B)");
+  });
+});

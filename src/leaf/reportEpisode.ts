@@ -91,7 +91,7 @@ export function renderEpisode(r: RolloutRecord, taskSlug: string): string {
     const g = r.grading;
     const verdict = r.outcome?.success ? '<span class="ok">passed</span>' : '<span class="bad">failed</span>';
     body.push(
-      `<div class="section"><details class="fold"><summary><b>grading</b> ${verdict} <span class="dim">exit ${g.exitCode ?? 'killed'}${g.timedOut ? ', timed out' : ''}, ${num(g.seconds, 2)} s, ${plural(lineCount(g.output), 'line')}</span></summary><pre class="out">${esc(g.output)}</pre></details></div>`,
+      `<div class="section"><details class="fold"><summary><b>grading</b> ${verdict} <span class="dim">exit ${g.exitCode ?? 'killed'}${g.timedOut ? ', timed out' : ''}, ${num(g.seconds, 2)} s, ${plural(lineCount(g.output), 'line')}</span></summary>${gradingNotes(r)}<pre class="out">${esc(g.output)}</pre></details></div>`,
     );
   }
   const cls = r.termination === 'error' ? ' e-err' : r.outcome?.success ? ' e-ok' : ' e-fail';
@@ -107,4 +107,28 @@ export function episodeMarks(rs: readonly RolloutRecord[], taskSlug: string): st
       return `<a class="mark ${cls}${r.hacking.length ? ' mflag' : ''}" href="#ep-${taskSlug}-${r.episode}" title="${esc(t)}">${ch}</a>`;
     })
     .join('');
+}
+
+/**
+ * What grading decided besides the log: per-test statuses (SPEC §14), the reason,
+ * a grading error, the diff's cut or error, the files the repo's .gitignore
+ * ignores (`ignoredChanges`) and what the grader dropped. Empty for a plain exit-code grading. @internal
+ */
+export function gradingNotes(r: RolloutRecord): string {
+  const g = r.grading!;
+  const out: string[] = [];
+  const perTest = (r.tests ?? []).filter((t) => typeof (t as { status?: unknown }).status === 'string');
+  if (perTest.length > 0) {
+    const rows = perTest.map((t) => `<tr><td class="${t.passed ? 'ok' : 'bad'}">${t.passed ? '&#10003;' : '&#10007;'}</td><td>${esc(String((t as { status?: unknown }).status))}</td><td><code>${esc(t.name)}</code></td></tr>`);
+    out.push(`<table class="tests"><tr><th></th><th>status</th><th>test</th></tr>${rows.join('')}</table>`);
+  }
+  const line = (label: string, text: string): void => void out.push(`<p class="dim"><b>${label}</b> ${esc(text)}</p>`);
+  if (g.reason !== undefined) line('why', g.reason);
+  if (g.error !== undefined) line('grading error', g.error);
+  if (g.diffError !== undefined) line('diff unavailable', g.diffError);
+  if (g.diffCut !== undefined) line('diff cut', `${g.diffCut.reason}: ${g.diffCut.shownFiles} files shown, ${g.diffCut.omittedFiles} omitted`);
+  if (g.dropped !== undefined && g.dropped.length > 0) line('dropped before the tests ran', g.dropped.join(', '));
+  const ignored = r.ignoredChanges ?? [];
+  if (ignored.length > 0) line(`ignored by the repo's .gitignore (${ignored.length})`, ignored.slice(0, 50).map((c) => `${c.path} (${c.bytes} B)`).join(', ') + (ignored.length > 50 ? ', ...' : ''));
+  return out.join('');
 }
