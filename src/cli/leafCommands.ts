@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { checkFlagOptions, type CliIo, defined, ExitCode, type FlagSpec, flagLines, intFlag, numberFlag, type ParsedFlags, parseFlags, positiveFlag, UsageError } from '../commands/index.js';
@@ -11,6 +11,8 @@ import { InvalidInputError } from './run.js';
 import { openOutputFile, type OutputFile } from './outputFile.js';
 import { type ResumePlan, resumeRollout } from './rolloutResume.js';
 import { withSignals } from './signals.js';
+import { runInOrder } from './inOrder.js';
+import { taskFieldWarnings } from './taskFieldWarnings.js';
 
 const SANDBOX_FLAGS: Readonly<Record<string, FlagSpec>> = {
   tasks: { type: 'string', value: 'FILE', description: 'the tasks file (SPEC §12): JSONL, or one JSON array when its first character is [ (whatever its name); repo paths relative to its folder. Required' },
@@ -50,6 +52,9 @@ export const ROLLOUT_FLAGS: Readonly<Record<string, FlagSpec>> = {
 export const VALIDATE_FLAGS: Readonly<Record<string, FlagSpec>> = {
   ...SANDBOX_FLAGS,
   'timeout-seconds': { type: 'string', value: 'S', description: 'time limit of each test run (default: the task\'s commandSeconds, 120)' },
+  concurrency: { type: 'string', value: 'C', description: 'tasks validated at once (default 1); lines stay in the tasks file\'s order' },
+  out: { type: 'string', value: 'FILE', description: 'write the JSONL here, line by line as tasks finish (default stdout)' },
+  repeat: { type: 'string', value: 'K', description: 'run each side K times; a test whose status changes between them is flaky and the task invalid (default 1)' },
 };
 
 const EXIT_HELP = `Exit codes:
@@ -100,14 +105,22 @@ export function validateTasksHelp(): string {
   return [
     'frognano validate-tasks: FrogNano §3.1 executable validation of a tasks file',
     '',
-    'Usage: frognano validate-tasks --tasks FILE',
+    'Usage: frognano validate-tasks --tasks FILE [--concurrency C] [--out FILE] [--repeat K] [--timeout-seconds S]',
     'Calls: validateLeafTask',
     '',
     'A task is valid iff tests.command (hidden files written in, run in the sandbox) fails on the',
     'unmodified repository and passes once referencePatch is applied.',
     '',
-    'Output: one line per task: {"id": ..., "valid": true|false, "reason"?: ...}. Exit 0 (invalid',
-    'tasks are data); 1 for a malformed tasks file; 2 for bad usage or a missing bubblewrap.',
+    'With failToPass / passToPass: valid iff every fail-to-pass id fails before and passes after and',
+    'every pass-to-pass id passes both times.',
+    '',
+    'Output: one line per task, in the tasks file\'s order: {"id": ..., "valid": true|false, "reason"?: ...,',
+    '  "flaky"?: [ids], "seconds": {"before": s, "after": s}} (each side\'s wall time, set-up included;',
+    '  with --repeat K the sum of its K runs). With --repeat K, a listed id whose status differs between',
+    '  the K runs of one side (without lists: the exit code, "tests") is flaky: the task is invalid, reason',
+    '  "flaky: ID (statuses before: ...; after: ...)". An unknown field that resembles a known one is a',
+    '  warning on stderr: tasks.jsonl line 3: unknown field "reference_patch" (did you mean "referencePatch"?).',
+    'Exit 0 (invalid tasks are data); 1 for a malformed tasks file; 2 for bad usage or a missing bubblewrap.',
     '',
     'Flags:',
     ...flagLines(VALIDATE_FLAGS),
@@ -121,11 +134,14 @@ function reason(e: FrognanoError): string {
 }
 
 /** Reads the tasks and builds the sandbox: the part `rollout` and `validate-tasks` share. */
-async function setup(flags: ParsedFlags): Promise<{ tasks: LoadedLeafTask[]; sandbox: Sandbox }> {
+async function setup(flags: ParsedFlags, io: CliIo, command: string): Promise<{ tasks: LoadedLeafTask[]; sandbox: Sandbox }> {
   const file = flags.tasks;
   if (typeof file !== 'string') throw new UsageError('--tasks FILE is required');
   const st = await stat(file).catch(() => null);
   if (!st?.isFile()) throw new UsageError(`cannot read --tasks ${file}: not a file`);
+  // before the loader's error, so that a mistyped field's hint comes with it
+  const text = await readFile(file, 'utf8').catch(() => '');
+  for (const w of taskFieldWarnings(text, file)) io.stderr.write(`frognano ${command}: WARNING: ${w}\n`);
   let sandbox: Sandbox;
   try {
     // no bind may expose the tasks file (hidden tests) or the workspaces' folder (other episodes' copies)
@@ -235,7 +251,7 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
     if (e instanceof FrognanoError) throw new UsageError(reason(e).replace(/opts\.baseUrl/, '--base-url').replace(/opts\.model/, '--model'));
     throw e;
   }
-  const { tasks, sandbox } = await setup(flags);
+  const { tasks, sandbox } = await setup(flags, io, 'rollout');
   // settings that no episode could run under are bad usage, before anything runs
   checkFlagOptions(LeafLimitsSchema, limits);
   try {
@@ -315,7 +331,7 @@ export async function runRollout(argv: readonly string[], io: CliIo): Promise<nu
   return summary.errors > 0 ? 4 : ExitCode.OK;
 }
 
-/** `frognano validate-tasks` (SPEC §12, FrogNano §3.1). */
+/** `frognano validate-tasks` (SPEC §12, FrogNano §3.1): tasks validated `--concurrency` at a time, lines written in the file's order as soon as each and those before it are done. */
 export async function runValidateTasks(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, VALIDATE_FLAGS);
   if (flags.help) {
@@ -323,15 +339,37 @@ export async function runValidateTasks(argv: readonly string[], io: CliIo): Prom
     return ExitCode.OK;
   }
   const timeoutSeconds = positiveFlag(flags, 'timeout-seconds');
-  const { tasks, sandbox } = await setup(flags);
-  const { interrupted } = await withSignals(async (signal) => {
-    for (const task of tasks) {
-      if (signal.aborted) return;
-      const v = await sandboxUsage(validateLeafTask(task, { sandbox, signal, ...defined({ timeoutSeconds }) }));
-      if (signal.aborted) return;
-      io.stdout.write(`${stringifyWire(v)}\n`);
-    }
-  });
-  if (interrupted) return interrupted === 'SIGTERM' ? 143 : 130;
+  const concurrency = intFlag(flags, 'concurrency', 1) ?? 1;
+  const repeat = intFlag(flags, 'repeat', 1) ?? 1;
+  const outPath = typeof flags.out === 'string' && flags.out !== '-' ? flags.out : undefined;
+  const { tasks, sandbox } = await setup(flags, io, 'validate-tasks');
+  // written in place line by line, as rollout writes (an interrupted run keeps its whole lines)
+  const out = outPath === undefined ? null : await openOutputFile(outPath, { atomic: false });
+  const sink = out?.stream ?? io.stdout;
+  let closed = false;
+  const onSinkError = (e: NodeJS.ErrnoException): void => {
+    if (e.code === 'EPIPE') closed = true;
+  };
+  sink.on('error', onSinkError);
+  const write = (text: string): Promise<void> => new Promise((resolve, reject) => void sink.write(text, (e) => (e ? reject(e) : resolve())));
+  let outcome;
+  try {
+    outcome = await withSignals((signal) =>
+      runInOrder(
+        tasks,
+        concurrency,
+        (task) => sandboxUsage(validateLeafTask(task, { sandbox, signal, repeat, ...defined({ timeoutSeconds }) })),
+        (v) => write(`${stringifyWire(v)}\n`),
+        () => signal.aborted || closed,
+      ),
+    );
+  } catch (e) {
+    if (closed || (e as NodeJS.ErrnoException).code === 'EPIPE') return ExitCode.OK;
+    throw e;
+  } finally {
+    sink.off('error', onSinkError);
+  }
+  if (out) await out.commit();
+  if (outcome.interrupted) return outcome.interrupted === 'SIGTERM' ? 143 : 130;
   return ExitCode.OK;
 }

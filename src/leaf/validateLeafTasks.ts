@@ -3,6 +3,7 @@ import { parseOptions } from '../errors/validate.js';
 import { applyUnifiedDiff } from './applyUnifiedDiff.js';
 import { writeHiddenFiles } from './grade.js';
 import { runGradingTests, type TestRunGrading } from './runGradingTests.js';
+import { exitLabel, flakyTests, statusOf } from './flakyTests.js';
 import { applyTestPatch } from './testPatch.js';
 import type { GradedTest } from './testLogs/index.js';
 import { SandboxSchema } from './sandbox.js';
@@ -18,6 +19,21 @@ export interface TaskValidation {
   valid: boolean;
   /** Why not, when invalid. */
   reason?: string;
+  /**
+   * Wall time in seconds (to the millisecond) of each side: the test runs on the
+   * unmodified repository (`before`) and with the reference patch (`after`), each
+   * including its workspace's set-up (copy, patches, hidden files) and removal;
+   * with `repeat` K, the sum of the side's K runs. Absent when no test ran (no
+   * reference patch); `after` is 0 when the task was decided before that side ran.
+   */
+  seconds?: { before: number; after: number };
+  /**
+   * With `repeat` > 1: the listed test ids (`failToPass`, `passToPass`) whose
+   * status differed between the K runs of the same side, sorted; without lists,
+   * `["tests"]` when the exit code (or a timeout) differed. Absent when none was.
+   * A task with a flaky test is invalid.
+   */
+  flaky?: string[];
 }
 
 /** Options of {@link validateLeafTask}. */
@@ -31,6 +47,8 @@ export const ValidateLeafTaskOptionsSchema = z
     signal: AbortSignalSchema.optional(),
     /** Folder for the workspaces. Default the OS temporary folder. */
     tmpDir: z.string().min(1).optional(),
+    /** Runs of each side (integer >= 1); a listed test (or, without lists, the exit code) that changes between them is flaky. Default 1. */
+    repeat: z.number().int().min(1).optional(),
   })
   .strict();
 /** Options of {@link validateLeafTask} as the caller writes them. */
@@ -69,6 +87,13 @@ const PASSING = new Set(['passed', 'xfail', 'xpass']);
  *   both times (skipped counts as kept, as at grading); the reason names the first
  *   offending id with its status before and after.
  * A task without a reference patch, or whose patches do not apply, is invalid with the reason.
+ *
+ * With `repeat` K each side runs K times (each on a fresh copy); a listed id whose
+ * status differs between the runs of one side (without lists: the exit code) is
+ * flaky, and a task with a flaky test is invalid (`flaky`, and a reason naming the
+ * first such id with its statuses in every run; see `flakyTests`). Otherwise the
+ * rule above decides on the first run of each side. Every result of a task whose
+ * tests ran carries `seconds`, each side's wall time.
  */
 export async function validateLeafTask(task: LoadedLeafTask, opts: ValidateLeafTaskOptions): Promise<TaskValidation> {
   const o = parseOptions('validateLeafTask', ValidateLeafTaskOptionsSchema, opts);
@@ -100,15 +125,41 @@ export async function validateLeafTask(task: LoadedLeafTask, opts: ValidateLeafT
       await ws.dispose();
     }
   };
-  const before = await run(false);
-  if (typeof before === 'string') return { id: task.id, valid: false, reason: before };
-  const after = await run(true);
-  if (typeof after === 'string') return { id: task.id, valid: false, reason: after };
+  const repeat = o.repeat ?? 1;
+  const seconds = { before: 0, after: 0 };
+  /** One side run `repeat` times, its wall time added up; the first run that could not happen ends it. */
+  const side = async (patched: boolean): Promise<TestRunGrading[] | string> => {
+    const runs: TestRunGrading[] = [];
+    for (let i = 0; i < repeat; i++) {
+      const t0 = performance.now();
+      const r = await run(patched);
+      seconds[patched ? 'after' : 'before'] += (performance.now() - t0) / 1000;
+      if (typeof r === 'string') return r;
+      runs.push(r);
+    }
+    return runs;
+  };
+  const timed = (v: TaskValidation): TaskValidation => ({ ...v, seconds: { before: ms(seconds.before), after: ms(seconds.after) } });
+  const before = await side(false);
+  if (typeof before === 'string') return timed({ id: task.id, valid: false, reason: before });
+  const after = await side(true);
+  if (typeof after === 'string') return timed({ id: task.id, valid: false, reason: after });
+  const f2p = task.tests.failToPass ?? [];
+  const p2p = task.tests.passToPass ?? [];
+  const flaky = flakyTests(before, after, [...f2p, ...p2p], timeoutMs);
+  if (flaky) return timed({ id: task.id, valid: false, reason: flaky.reason, flaky: flaky.ids });
+  return timed(judge(task, before[0]!, after[0]!, timeoutMs));
+}
+
+/** Seconds rounded to the millisecond. */
+const ms = (s: number): number => Math.round(s * 1000) / 1000;
+
+/** The per-test rule (SPEC §14), or without lists the exit-code rule, on one run of each side. */
+function judge(task: LoadedLeafTask, before: TestRunGrading, after: TestRunGrading, timeoutMs: number): TaskValidation {
   const f2p = task.tests.failToPass ?? [];
   const p2p = task.tests.passToPass ?? [];
   if (f2p.length + p2p.length === 0) return byExitCode(task.id, before, after, timeoutMs);
-  const status = (side: TestRunGrading, id: string): string => (side.tests as GradedTest[]).find((t) => t.name === id)?.status ?? 'missing';
-  const why = (id: string, rule: string): TaskValidation => ({ id: task.id, valid: false, reason: `${rule}: ${id} is ${status(before, id)} before and ${status(after, id)} with the reference patch` });
+  const why = (id: string, rule: string): TaskValidation => ({ id: task.id, valid: false, reason: `${rule}: ${id} is ${statusOf(before, id)} before and ${statusOf(after, id)} with the reference patch` });
   const early = offending(before, f2p, (s) => !PASSING.has(s));
   if (early) return why(early.name, 'a fail-to-pass test does not fail on the unmodified repository');
   const late = offending(after, f2p, (s) => PASSING.has(s));
@@ -122,7 +173,7 @@ export async function validateLeafTask(task: LoadedLeafTask, opts: ValidateLeafT
 
 /** The exit-code rule (SPEC §12): fails before, passes after; the reason names both exit codes and the tails of both outputs. */
 function byExitCode(id: string, before: TestRunGrading, after: TestRunGrading, timeoutMs: number): TaskValidation {
-  const code = (g: TestRunGrading): string => (g.run.timedOut ? `timed out after ${timeoutMs / 1000} s` : `exit ${g.run.exitCode ?? 'killed'}`);
+  const code = (g: TestRunGrading): string => exitLabel(g, timeoutMs);
   const out = (label: string, g: TestRunGrading): string => (g.run.output.trim() === '' ? '' : `; ${label}: ${tail(g.run.output)}`);
   const both = `${code(before)} before, ${code(after)} with the reference patch${out('output before', before)}${out('output after', after)}`;
   if (before.run.exitCode === 0) return { id, valid: false, reason: `the tests pass on the unmodified repository (nothing to fix): ${both}` };

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { rolloutTasks, type RolloutRecord } from '../../src/leaf/rolloutTasks.js';
 import { createSandbox, type Sandbox } from '../../src/leaf/sandbox.js';
 import { parseLeafTask } from '../../src/leaf/task.js';
-import { validateLeafTask } from '../../src/leaf/validateLeafTasks.js';
+import { type TaskValidation, validateLeafTask } from '../../src/leaf/validateLeafTasks.js';
 import { scratchDir, writeTree } from '../helpers/leafTask.js';
 import { hasBwrap, hasPytest } from '../helpers/system.js';
 import { calls, final, toolModel } from '../helpers/toolModel.js';
@@ -52,6 +52,12 @@ async function task(tests: Record<string, unknown>, files: Record<string, string
   const dir = await scratchDir('frognano-f2p-');
   await writeTree(`${dir}/repo`, files);
   return parseLeafTask({ id: 'median', statement: 'Fix median.', repo: 'repo', referencePatch: FIX, tests }, dir);
+}
+/** A validation without its `seconds` (wall times vary), which must be there. */
+function untimed(v: TaskValidation): TaskValidation {
+  const { seconds, ...rest } = v;
+  expect(seconds).toEqual({ before: expect.any(Number), after: expect.any(Number) });
+  return rest;
 }
 let sandbox: Sandbox;
 async function episode(t: Awaited<ReturnType<typeof task>>, commands: string[]): Promise<RolloutRecord> {
@@ -120,11 +126,11 @@ describe.skipIf(!hasBwrap() || !hasPytest())('SPEC §14 per-test grading (real e
 
   it('validate-tasks per test: valid with the lists; an id that already passes, or a P2P id that breaks, names the id and its statuses', async () => {
     sandbox ??= createSandbox({});
-    expect(await validateLeafTask(await task(PYTEST), { sandbox })).toEqual({ id: 'median', valid: true });
+    expect(untimed(await validateLeafTask(await task(PYTEST), { sandbox }))).toEqual({ id: 'median', valid: true });
     const already = await task({ ...PYTEST, failToPass: ['tests/test_mean.py::test_mean'], passToPass: [] });
-    expect(await validateLeafTask(already, { sandbox })).toEqual({ id: 'median', valid: false, reason: 'a fail-to-pass test does not fail on the unmodified repository: tests/test_mean.py::test_mean is passed before and passed with the reference patch' });
+    expect(untimed(await validateLeafTask(already, { sandbox }))).toEqual({ id: 'median', valid: false, reason: 'a fail-to-pass test does not fail on the unmodified repository: tests/test_mean.py::test_mean is passed before and passed with the reference patch' });
     const broken = await task({ ...PYTEST, passToPass: ['tests/test_mean.py::test_mean', 'tests/test_mean.py::test_gone'] });
-    expect(await validateLeafTask(broken, { sandbox })).toEqual({ id: 'median', valid: false, reason: 'a pass-to-pass test does not pass on both sides: tests/test_mean.py::test_gone is missing before and missing with the reference patch' });
+    expect(untimed(await validateLeafTask(broken, { sandbox }))).toEqual({ id: 'median', valid: false, reason: 'a pass-to-pass test does not pass on both sides: tests/test_mean.py::test_gone is missing before and missing with the reference patch' });
   });
 });
 
