@@ -111,6 +111,7 @@ const RUNNERS: Readonly<Record<OtherCommandName | 'help' | 'version', Runner>> =
   rollout: async (argv, io) => (await import('./leafCommands.js')).runRollout(argv, io),
   'validate-tasks': async (argv, io) => (await import('./leafCommands.js')).runValidateTasks(argv, io),
   'leaf-report': async (argv, io) => (await import('./commands/leafReport.js')).runLeafReport(argv, io),
+  evaluate: async (argv, io) => (await import('./commands/evaluate.js')).runEvaluate(argv, io),
   'web-judge': async (argv, io) => (await import('./commands/webJudge.js')).runWebJudge(argv, io),
 };
 

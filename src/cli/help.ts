@@ -22,6 +22,7 @@ export const OTHER_COMMANDS = [
   { name: 'rollout', summary: 'Leaf harness: G sandboxed episodes per task against a model, graded, with rewards and advantages' },
   { name: 'validate-tasks', summary: 'executable validation of a tasks file (fails before, passes with the reference patch)' },
   { name: 'leaf-report', summary: 'the HTML report of a rollout output file: totals, a row per task, every episode\'s conversation' },
+  { name: 'evaluate', summary: 'SWE-bench-style evaluation of predictions (model patches) against a tasks file: report.json' },
   { name: 'web-judge', summary: 'interactive web judge (VH §3.2): plan, act in headless Chromium, judge the recording; SPEC §13 JSON and an HTML report' },
 ] as const;
 

@@ -11,6 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { subcommandNames } from '../../src/cli/cli.js';
 import { LEAF_REPORT_FLAGS } from '../../src/cli/commands/leafReport.js';
+import { EVALUATE_FLAGS } from '../../src/cli/commands/evaluate.js';
 import { WEB_JUDGE_FLAGS } from '../../src/cli/commands/webJudge.js';
 import { COMMON_FLAGS } from '../../src/cli/help.js';
 import { ROLLOUT_FLAGS, VALIDATE_FLAGS } from '../../src/cli/leafCommands.js';
@@ -27,6 +28,7 @@ const TABLES: Readonly<Record<string, Table>> = {
   rollout: ROLLOUT_FLAGS,
   'validate-tasks': VALIDATE_FLAGS,
   'leaf-report': LEAF_REPORT_FLAGS,
+  evaluate: EVALUATE_FLAGS,
   'web-judge': WEB_JUDGE_FLAGS,
 };
 const RECORD_NAMES = RECORD_COMMANDS.map((c) => c.name);
