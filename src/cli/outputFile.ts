@@ -96,9 +96,9 @@ function openStream(stream: WriteStream): Promise<void> {
   });
 }
 
-/** Writes straight into `path` (truncating a regular file), as `> path` does. */
-async function openDirect(path: string): Promise<OutputFile> {
-  const stream = createWriteStream(path, { flags: 'w' });
+/** Writes straight into `path`, truncating a regular file as `> path` does (`w`), or appending as `>> path` does (`a`). */
+async function openDirect(path: string, flags: 'w' | 'a' = 'w'): Promise<OutputFile> {
+  const stream = createWriteStream(path, { flags });
   await openStream(stream);
   return {
     stream,
@@ -208,6 +208,19 @@ export async function openOutputFile(path: string, opts: OpenOutputOptions): Pro
     return await openAtomic(final, st);
   } catch (e) {
     if (e instanceof UsageError) throw e;
+    throw new UsageError(`cannot write ${flag} ${path}: ${errorCode(e) ?? (e as Error).message}`);
+  }
+}
+
+/**
+ * Opens `path` to append to it, as `>> path` does (`rollout --resume` after its
+ * rewrite of the kept groups). Throws {@link UsageError} (exit 2) naming the flag
+ * when it cannot be opened.
+ */
+export async function openAppendFile(path: string, flag = '--out'): Promise<OutputFile> {
+  try {
+    return await openDirect(path, 'a');
+  } catch (e) {
     throw new UsageError(`cannot write ${flag} ${path}: ${errorCode(e) ?? (e as Error).message}`);
   }
 }

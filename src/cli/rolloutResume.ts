@@ -17,12 +17,11 @@
  * added). A FILE that does not exist yet is an empty one.
  * @module
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { finished } from 'node:stream/promises';
 import { RecordError, UsageError } from '../commands/index.js';
 import type { LoadedLeafTask } from '../leaf/index.js';
-import { openOutputFile, type OutputFile } from './outputFile.js';
+import { openAppendFile, openOutputFile, type OutputFile } from './outputFile.js';
 import { numberedLines, parseRolloutLine, ResumeLineSchema } from './rolloutLines.js';
 import { InvalidInputError } from './run.js';
 
@@ -156,28 +155,6 @@ async function rewrite(path: string, head: number, keep: ReadonlySet<number>, ta
   }
 }
 
-/** FILE opened for appending. */
-async function openAppend(path: string): Promise<OutputFile> {
-  const stream = createWriteStream(path, { flags: 'a' });
-  await new Promise<void>((resolve, reject) => {
-    stream.once('open', () => resolve());
-    stream.once('error', reject);
-  }).catch((e: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot write --out ${path}: ${e.code ?? e.message}`);
-  });
-  return {
-    stream,
-    how: 'direct',
-    async commit() {
-      stream.end();
-      await finished(stream);
-    },
-    async abort() {
-      stream.destroy();
-    },
-  };
-}
-
 /**
  * Prepares `--resume` on FILE (see the module comment): keeps the complete
  * groups of `tasks` (G = `group`), drops the other lines, and opens FILE to
@@ -196,5 +173,5 @@ export async function resumeRollout(path: string, tasks: readonly LoadedLeafTask
   const { keep, done } = completeLines(lines, tasks, group);
   const droppedLines = lines.length - keep.size + (cut ? 1 : 0);
   if (droppedLines > 0 || head < st.size) await rewrite(path, head, keep, tail);
-  return { plan: { todo: tasks.filter((t) => !done.has(t.id)), keptGroups: done.size, keptLines: keep.size, droppedLines }, out: await openAppend(path) };
+  return { plan: { todo: tasks.filter((t) => !done.has(t.id)), keptGroups: done.size, keptLines: keep.size, droppedLines }, out: await openAppendFile(path) };
 }
