@@ -13,6 +13,7 @@ import { subcommandNames } from '../../src/cli/cli.js';
 import { LEAF_REPORT_FLAGS } from '../../src/cli/commands/leafReport.js';
 import { EVALUATE_FLAGS } from '../../src/cli/commands/evaluate.js';
 import { WEB_JUDGE_FLAGS } from '../../src/cli/commands/webJudge.js';
+import { TASKS_FLAGS } from '../../src/cli/commands/tasksImport.js';
 import { COMMON_FLAGS } from '../../src/cli/help.js';
 import { ROLLOUT_FLAGS, VALIDATE_FLAGS } from '../../src/cli/leafCommands.js';
 import { type FlagSpec, RECORD_COMMANDS } from '../../src/commands/index.js';
@@ -30,6 +31,7 @@ const TABLES: Readonly<Record<string, Table>> = {
   'leaf-report': LEAF_REPORT_FLAGS,
   evaluate: EVALUATE_FLAGS,
   'web-judge': WEB_JUDGE_FLAGS,
+  tasks: TASKS_FLAGS,
 };
 const RECORD_NAMES = RECORD_COMMANDS.map((c) => c.name);
 /** Every flag some subcommand takes. */

@@ -1,0 +1,184 @@
+/**
+ * `frognano tasks import --format swebench` (SPEC §14, "Importing instances"):
+ * SWE-bench-family instances (SWE-bench, SWE-Gym, SWE-rebench) as Leaf tasks,
+ * each repo the tree at `base_commit` as a new one-commit git repository.
+ * @module
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import { djangoTestId, SWE_BENCH_SPECS, testDirectives } from './sweBenchSpecs.js';
+import type { TestLogFormat } from './testLogs/index.js';
+
+/** Options of {@link importInstances}. */
+export interface ImportInstancesOptions {
+  instances: string;
+  repos: string;
+  out: string;
+  reposOut?: string;
+  testCommand?: string;
+  log?: TestLogFormat;
+}
+
+/** The result: the tasks written and one error per instance that could not be imported. */
+export interface ImportResult {
+  tasks: Record<string, unknown>[];
+  errors: { instance_id: string; error: string }[];
+  errorsFile: string;
+}
+
+interface Run { code: number; stdout: string; stderr: string }
+
+function run(cmd: string, args: string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+  return new Promise((res, rej) => {
+    const p = spawn(cmd, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('error', rej);
+    p.on('close', (code) => res({ code: code ?? 1, stdout, stderr }));
+    p.stdin.on('error', () => {});
+    p.stdin.end(opts.input ?? '');
+  });
+}
+
+/** Fixed identity and dates: the same tree gives the same commit. */
+const COMMIT_ENV = {
+  GIT_AUTHOR_NAME: 'frognano', GIT_AUTHOR_EMAIL: 'frognano@localhost', GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
+  GIT_COMMITTER_NAME: 'frognano', GIT_COMMITTER_EMAIL: 'frognano@localhost', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
+  GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
+};
+
+/** Instances of a JSON array or JSONL file. */
+export async function readInstances(file: string): Promise<unknown[]> {
+  const text = await readFile(file, 'utf8');
+  if (text.trimStart().startsWith('[')) return JSON.parse(text) as unknown[];
+  return text.split('\n').filter((l) => l.trim() !== '').map((l, i) => {
+    try {
+      return JSON.parse(l) as unknown;
+    } catch (e) {
+      throw new Error(`${file} line ${i + 1}: not JSON: ${(e as Error).message}`);
+    }
+  });
+}
+
+/** A list field: a JSON array, or a JSON string holding one. */
+function idList(v: unknown, name: string): string[] {
+  const list = typeof v === 'string' ? (JSON.parse(v) as unknown) : v ?? [];
+  if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) throw new Error(`${name} is not a list of strings`);
+  return list;
+}
+
+const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The test command: the instance's own, else `--test-command`, else the repo's SWE-bench spec; `{tests}` / `{test_files}` filled, or the test files appended. */
+function testCommand(inst: Record<string, unknown>, ids: string[], template: string | undefined): string {
+  const repo = inst.repo as string;
+  const own = inst.test_cmd ?? (inst.install_config as Record<string, unknown> | undefined)?.test_cmd;
+  const ownCmd = Array.isArray(own) ? own.join(' && ') : typeof own === 'string' ? own : undefined;
+  const spec = SWE_BENCH_SPECS[repo];
+  const files = testDirectives(repo, inst.test_patch as string);
+  const fill = (t: string): string => t.replace(/\{tests\}/g, ids.map(shellQuote).join(' ')).replace(/\{test_files\}/g, files.map(shellQuote).join(' '));
+  const base = ownCmd ?? template ?? (spec && (spec.commandByVersion?.[String(inst.version)] ?? spec.command));
+  if (base === undefined) throw new Error(`no test command for ${repo}: give --test-command`);
+  if (/\{tests\}|\{test_files\}/.test(base) || base === template) return fill(base);
+  return [base, ...files.map(shellQuote)].join(' ');
+}
+
+async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: string, reposOut: string): Promise<Record<string, unknown>> {
+  if (typeof raw !== 'object' || raw === null) throw new Error('not an object');
+  const inst = raw as Record<string, unknown>;
+  const id = inst.instance_id as string;
+  for (const f of ['repo', 'base_commit', 'patch', 'test_patch', 'problem_statement']) if (typeof inst[f] !== 'string') throw new Error(`${f} is missing or not a string`);
+  if (!/^[A-Za-z0-9._-]+$/.test(id) || id === '.' || id === '..') throw new Error('instance_id is not a plain file name');
+  const repo = inst.repo as string;
+  const base = inst.base_commit as string;
+  const spec = SWE_BENCH_SPECS[repo];
+  const log: TestLogFormat | null = opts.log ?? (spec ? spec.log : 'pytest');
+  if (log === null) throw new Error(`${repo}: ${spec?.note ?? 'no log parser'}`);
+  let failToPass = idList(inst.FAIL_TO_PASS, 'FAIL_TO_PASS');
+  let passToPass = idList(inst.PASS_TO_PASS, 'PASS_TO_PASS');
+  if (spec?.ids === 'django' && log === 'unittest') {
+    failToPass = failToPass.map(djangoTestId);
+    passToPass = passToPass.map(djangoTestId);
+  }
+  const command = testCommand(inst, [...failToPass, ...passToPass], opts.testCommand);
+  let clone: string | undefined;
+  for (const c of [join(opts.repos, repo.replace('/', '__')), join(opts.repos, repo)]) {
+    if ((await stat(c).catch(() => null))?.isDirectory()) { clone = c; break; }
+  }
+  if (!clone) throw new Error(`no clone of ${repo} in ${opts.repos} (looked for ${repo.replace('/', '__')} and ${repo})`);
+  if (!/^[0-9a-f]{4,64}$/i.test(base) || (await run('git', ['-C', clone, 'cat-file', '-e', `${base}^{commit}`])).code !== 0) {
+    throw new Error(`base_commit ${base} is not in the clone ${clone}`);
+  }
+  const target = join(reposOut, id);
+  await rm(target, { recursive: true, force: true });
+  await mkdir(target, { recursive: true });
+  try {
+    const tmp = await mkdtemp(join(tmpdir(), 'frognano-import-'));
+    try {
+      const env = { GIT_INDEX_FILE: join(tmp, 'index') };
+      const rt = await run('git', ['-C', clone, 'read-tree', base], { env });
+      if (rt.code !== 0) throw new Error(`git read-tree ${base}: ${rt.stderr.trim()}`);
+      const co = await run('git', ['-C', clone, `--work-tree=${resolve(target)}`, 'checkout-index', '-a', '-f'], { env });
+      if (co.code !== 0) throw new Error(`git checkout-index: ${co.stderr.trim()}`);
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+    const check = await run('git', ['apply', '--check', '-'], { cwd: target, input: inst.test_patch as string });
+    if (check.code !== 0) throw new Error(`test_patch does not apply to base_commit ${base}: ${check.stderr.trim()}`);
+    const steps: string[][] = [['-c', 'init.defaultBranch=main', 'init', '-q', '--template=', '.'], ['add', '-A', '-f'], ['-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', `${repo} at ${base} (${id})`]];
+    for (const s of steps) {
+      const r = await run('git', s, { cwd: target, env: COMMIT_ENV });
+      if (r.code !== 0) throw new Error(`git ${s.join(' ')}: ${r.stderr.trim()}`);
+    }
+    const count = (await run('git', ['rev-list', '--all', '--count'], { cwd: target })).stdout.trim();
+    if (count !== '1') throw new Error(`the new repository has ${count} commits, not 1`);
+  } catch (e) {
+    await rm(target, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    id,
+    statement: inst.problem_statement,
+    repo: relative(outDir, target) || '.',
+    tests: { command, log, patch: inst.test_patch, failToPass, passToPass },
+    referencePatch: inst.patch,
+  };
+}
+
+/** The default `--repos-out`: the instances file without its extension plus `-repos`, beside it. */
+export function defaultReposOut(instances: string): string {
+  return join(dirname(instances), `${basename(instances, extname(instances))}-repos`);
+}
+
+/**
+ * Imports every instance of `opts.instances`; writes the tasks (JSONL) to `opts.out`
+ * and `<instances>.errors.jsonl` with one `{ instance_id, error }` per instance that
+ * could not be imported (no clone, base_commit missing, test_patch not applying).
+ */
+export async function importInstances(opts: ImportInstancesOptions): Promise<ImportResult> {
+  const instances = await readInstances(opts.instances);
+  const reposOut = opts.reposOut ?? defaultReposOut(opts.instances);
+  const outDir = dirname(resolve(opts.out));
+  const tasks: Record<string, unknown>[] = [];
+  const errors: { instance_id: string; error: string }[] = [];
+  const seen = new Set<string>();
+  for (const [i, raw] of instances.entries()) {
+    const id = typeof (raw as { instance_id?: unknown } | null)?.instance_id === 'string' ? (raw as { instance_id: string }).instance_id : `#${i + 1}`;
+    try {
+      if (seen.has(id)) throw new Error('duplicate instance_id');
+      seen.add(id);
+      tasks.push(await importOne(raw, opts, outDir, resolve(reposOut)));
+    } catch (e) {
+      errors.push({ instance_id: id, error: (e as Error).message });
+    }
+  }
+  await mkdir(outDir, { recursive: true });
+  await writeFile(opts.out, tasks.map((t) => `${JSON.stringify(t)}\n`).join(''));
+  const errorsFile = `${opts.instances}.errors.jsonl`;
+  await writeFile(errorsFile, errors.map((e) => `${JSON.stringify(e)}\n`).join(''));
+  return { tasks, errors, errorsFile };
+}
