@@ -52,7 +52,7 @@ describe('diffRepo: the output caps', () => {
   });
   it('a new binary file over maxFileDiffBytes is still the one-line binary note', async () => {
     const r = await diffRepo(await tree({}), await tree({ 'blob.bin': Buffer.concat([Buffer.from([0]), Buffer.alloc(3_000_000, 7)]) }));
-    expect(r).toEqual({ diff: 'diff --git a/blob.bin b/blob.bin\nnew file mode 100644\nBinary files /dev/null and b/blob.bin differ\n', changes: [{ path: 'blob.bin', raw: Buffer.from('blob.bin'), status: 'added' }] });
+    expect(r).toEqual({ diff: 'diff --git a/blob.bin b/blob.bin\nnew file mode 100644\nBinary files /dev/null and b/blob.bin differ\n', changes: [{ path: 'blob.bin', raw: Buffer.from('blob.bin'), status: 'added' }], ignored: [] });
   });
   it('5,000 changed files with maxFiles 2,000: the first 2,000 in path order get sections, changes lists all', async () => {
     const a = await scratchDir();

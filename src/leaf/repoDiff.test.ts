@@ -288,7 +288,7 @@ describe('diffRepo: the list of changes', () => {
   });
   it('an unchanged tree: no changes, no cut', async () => {
     const files = { 'a': 'a\n', 'b/c': 'c\n' };
-    expect(await diffRepo(await tree(files), await tree(files))).toEqual({ diff: '', changes: [] });
+    expect(await diffRepo(await tree(files), await tree(files))).toEqual({ diff: '', changes: [], ignored: [] });
   });
 });
 
@@ -359,7 +359,7 @@ describe('diffRepo: hostile names', () => {
     ]);
     const r = spawnSync('git', ['apply', '--whitespace=nowarn', '-'], { cwd: g, input: diff, env: { ...process.env, GIT_CEILING_DIRECTORIES: dirname(g) } });
     expect({ status: r.status, stderr: r.stderr.toString() }).toEqual({ status: 0, stderr: '' });
-    expect(await diffRepo(g, b)).toEqual({ diff: '', changes: [] });
+    expect(await diffRepo(g, b)).toEqual({ diff: '', changes: [], ignored: [] });
   });
 });
 
@@ -403,7 +403,7 @@ describe('diffRepo: a tree deeper than PATH_MAX', () => {
       const rel = `${Array.from({ length: 300 }, () => name).join('/')}/conftest.py`;
       expect(rel.length).toBe(6311);
       const r = await diffRepo(a, b);
-      expect(r).toEqual({ diff: `diff --git a/${rel} b/${rel}\nnew file mode 100644\n--- /dev/null\n+++ b/${rel}\n@@ -0,0 +1,1 @@\n+import os\n`, changes: [{ path: rel, raw: Buffer.from(rel), status: 'added' }] });
+      expect(r).toEqual({ diff: `diff --git a/${rel} b/${rel}\nnew file mode 100644\n--- /dev/null\n+++ b/${rel}\n@@ -0,0 +1,1 @@\n+import os\n`, changes: [{ path: rel, raw: Buffer.from(rel), status: 'added' }], ignored: [] });
       const lacking = 'find "$1" \\( -type d ! -perm -u=rwx \\) -o \\( -type f ! -perm -u=rw \\) | wc -l';
       expect(sh(lacking, b).trim()).toBe('2');
       await restorePermissions(b);
@@ -412,5 +412,19 @@ describe('diffRepo: a tree deeper than PATH_MAX', () => {
       spawnSync('rm', ['-rf', b]);
     }
     expect(existsSync(b)).toBe(false);
+  });
+});
+
+describe('diffRepo: ignoredBy (SPEC §14 ignoredChanges)', () => {
+  it('added paths it names leave the diff text and are listed with their sizes; they stay in changes', async () => {
+    const r = await diffRepo(await tree({ 'a.py': 'x\n' }), await tree({ 'a.py': 'y\n', 'run.log': 'hello', 'cache/x.bin': 'abc' }), { ignoredBy: (p) => p.endsWith('.log') || p.startsWith('cache/') });
+    expect(r.diff).toBe('diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,1 +1,1 @@\n-x\n+y\n');
+    expect(r.ignored).toEqual([{ path: 'cache/x.bin', bytes: 3 }, { path: 'run.log', bytes: 5 }]);
+    expect(r.changes.map((c) => [c.path, c.status])).toEqual([['a.py', 'modified'], ['cache/x.bin', 'added'], ['run.log', 'added']]);
+  });
+  it('a changed or deleted path it names stays in the diff (only what the agent created is set aside)', async () => {
+    const r = await diffRepo(await tree({ 'x.log': 'a\n', 'y.log': 'b\n' }), await tree({ 'x.log': 'c\n' }), { ignoredBy: (p) => p.endsWith('.log') });
+    expect(r.ignored).toEqual([]);
+    expect(r.diff.split('\n').filter((l) => l.startsWith('diff --git'))).toEqual(['diff --git a/x.log b/x.log', 'diff --git a/y.log b/y.log']);
   });
 });
