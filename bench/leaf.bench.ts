@@ -22,16 +22,32 @@
  *    median of the repetitions, with sandbox calls (agent bash calls + one
  *    grading run per episode) per second.
  *
+ * 4. One episode, split (issue 21): workspace copy, agent turns, diff (+ hidden
+ *    files) and grading, of `runEpisode` with an in-process scripted model (3
+ *    turns: bash `cat`, `edit` fixing the bug, done) on (a) a pytest task of
+ *    1,000 hidden tests and (b) a repository holding a node_modules of about
+ *    4,300 files (core-js, zod and diff copied from this project's node_modules);
+ *    and the copy alone, before (`fs.promises.cp` + a serial `chownTree`) and
+ *    after (`copyTree`: a bounded pool of `copyFile(COPYFILE_FICLONE)`, chowning
+ *    as it goes), with GNU `cp -a --reflink=auto` for reference, into a tmpfs
+ *    (root: the size-capped tmpfs `createWorkspace` mounts) and into the
+ *    temporary folder's file system. Goal: copy <= 0.3 s.
+ *
  * Prints markdown tables (to paste into docs) and the machine.
  * Run: `npm run bench:leaf` (about 2 minutes on 2 cores), or
- * `npm run bench:leaf -- --quick` for a smoke run (few iterations, concurrency 2 only; about 20 s).
+ * `npm run bench:leaf -- --quick` for a smoke run (few iterations, concurrency 2 only; about 20 s),
+ * `npm run bench:leaf -- --episode` for section 4 alone.
  * Needs bubblewrap (apt-get install bubblewrap) and, for the demo, python3 and node.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cp as fsCp, rm as fsRm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createSandbox, createWorkspace, findBwrap, loadLeafTasks, rolloutTasks, type RolloutRecord, type Sandbox } from '../src/leaf/index.js';
+import { createSandbox, createWorkspace, findBwrap, loadLeafTasks, parseLeafTask, rolloutTasks, runEpisode, type RolloutRecord, type Sandbox } from '../src/leaf/index.js';
+import { copyTree } from '../src/leaf/copyTree.js';
+import { chownTree } from '../src/leaf/workspace.js';
+import type { ChatTurn, ToolChatModel } from '../src/llm/index.js';
 import { countUserProcesses } from '../src/leaf/processes.js';
 import { openAiChatModel } from '../src/llm/index.js';
 import { type ScriptedBehaviour, startScriptedLeafModel } from '../examples/leaf/scriptedModel.js';
@@ -39,6 +55,7 @@ import { hostBusySince, hostTicks, median, pct, quantile, table } from './lib/st
 
 const ROOT = resolve(import.meta.dirname, '..');
 const QUICK = process.argv.includes('--quick');
+const EPISODE_ONLY = process.argv.includes('--episode');
 const N = QUICK ? 8 : 40; // measured runs per command and mode
 const WARM = QUICK ? 2 : 5; // warm-up runs per command and mode
 const PROFILE_N = QUICK ? 8 : 40;
@@ -114,6 +131,173 @@ const busyBefore = hostBusySince(idle0);
 console.log(`# Leaf harness bench\n\n${machine}\n- host CPU busy in the second before the bench (other load): ${pct(busyBefore)}\n`);
 if (busyBefore > 0.2) console.log(`> Warning: the host was ${pct(busyBefore)} busy before the bench started; the figures below are inflated by that load.\n`);
 const tStart = performance.now();
+
+// ---------------------------------------------------------------- 4. one episode, split (issue 21)
+
+const COPY_GOAL_S = 0.3;
+const COPY_N = QUICK ? 3 : 7; // copies per method and place
+const EPISODE_N = QUICK ? 2 : 5; // episodes per task
+const ep = await (async () => {
+  const sb = createSandbox();
+  const fixtures = mkdtempSync(join(tmpdir(), 'frognano-leaf-bench-ep-'));
+  // (a) a pytest task: one module with a bug, 1,000 tiny hidden tests
+  const pyRepo = join(fixtures, 'py/repo');
+  mkdirSync(join(pyRepo, 'tests'), { recursive: true });
+  writeFileSync(join(pyRepo, 'calc.py'), 'def add(a, b):\n    return a - b\n');
+  writeFileSync(join(pyRepo, 'tests/__init__.py'), '');
+  const pyTests = ['from calc import add', '', ...Array.from({ length: 1000 }, (_, i) => `def test_add_${i}():\n    assert add(${i}, 1) == ${i + 1}\n`)].join('\n');
+  const pyTask = parseLeafTask({ id: 'bench-pytest-1000', statement: 'add() subtracts.', repo: 'py/repo', tests: { command: 'python3 -m pytest -q -p no:cacheprovider tests/test_hidden.py', files: { 'tests/test_hidden.py': pyTests } } }, fixtures);
+  // (b) a repository with a node_modules of about 4,300 files, real packages of this project
+  const nmRepo = join(fixtures, 'nm/repo');
+  mkdirSync(join(nmRepo, 'node_modules/.bin'), { recursive: true });
+  for (const pkg of ['core-js', 'zod', 'diff']) cpSync(join(ROOT, 'node_modules', pkg), join(nmRepo, 'node_modules', pkg), { recursive: true, verbatimSymlinks: true });
+  symlinkSync('../diff/package.json', join(nmRepo, 'node_modules/.bin/diff-package'));
+  writeFileSync(join(nmRepo, 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(join(nmRepo, 'calc.js'), 'export function add(a, b) {\n  return a - b;\n}\n');
+  const nmTask = parseLeafTask({ id: 'bench-node-modules', statement: 'add() subtracts.', repo: 'nm/repo', tests: { command: 'node --test test/', files: { 'test/add.test.js': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../calc.js';\ntest('add', () => assert.equal(add(2, 1), 3));\n" } } }, fixtures);
+  const census = (dir: string): { files: number; entries: number; mb: number } => {
+    const files = Number(sh('sh', ['-c', `find '${dir}' -type f | wc -l`]));
+    const entries = Number(sh('sh', ['-c', `find '${dir}' | wc -l`]));
+    const kb = Number.parseInt(sh('du', ['-sk', dir]), 10);
+    return { files, entries, mb: kb / 1024 };
+  };
+  const sizes = new Map([[pyTask.id, census(pyRepo)], [nmTask.id, census(nmRepo)]]);
+
+  // the copy alone, before / after, into a tmpfs (as root: a capped one made by createWorkspace) and into tmpdir
+  const capHolder = join(fixtures, 'empty');
+  mkdirSync(capHolder);
+  const holder = await createWorkspace(capHolder, { repoMB: 512 });
+  const places: [string, string][] = [[holder.capBytes !== null ? 'tmpfs (capped, as createWorkspace mounts)' : `${tmpdir()} (not root: no tmpfs)`, holder.dir]];
+  if (holder.capBytes !== null) places.push([`${tmpdir()} (${sh('sh', ['-c', `df -T '${tmpdir()}' | tail -1 | awk '{print $2}'`])})`, fixtures]);
+  const own = sb.owner;
+  const run = (file: string, args: string[]): Promise<void> => spawnOk(file, args, { cwd: fixtures, env: process.env }).then(() => undefined);
+  const methods: [string, (src: string, d: string) => Promise<unknown>][] = [
+    [`before: fs.promises.cp${own ? ' + chownTree' : ''}`, async (src, d) => {
+      await fsCp(src, d, { recursive: true, verbatimSymlinks: true, dereference: false, preserveTimestamps: false });
+      if (own) await chownTree(d, own);
+    }],
+    [`after: copyTree${own ? ' (chowning)' : ''}`, (src, d) => copyTree(src, d, { owner: own })],
+    ['copyTree, no chown', (src, d) => copyTree(src, d)],
+    ['GNU cp -a --reflink=auto (spawned, no chown)', (src, d) => run('cp', ['-a', '--reflink=auto', '--', src, d])],
+  ];
+  const copyRows: string[][] = [];
+  const copyMs = new Map<string, number>();
+  for (const task of [nmTask, pyTask]) {
+    for (const [place, parent] of places) {
+      const ms = new Map<string, number[]>(methods.map(([n]) => [n, []]));
+      for (let i = 0; i < COPY_N + 1; i++) {
+        for (let k = 0; k < methods.length; k++) {
+          const [name, f] = methods[(i + k) % methods.length]!;
+          const d = join(parent, `copy-${i}-${k}`);
+          const t0 = performance.now();
+          await f(task.repoDir, d);
+          const t = performance.now() - t0;
+          if (i > 0) ms.get(name)!.push(t); // the first round warms the page cache
+          await fsRm(d, { recursive: true, force: true });
+        }
+      }
+      for (const [name, xs] of ms) {
+        copyMs.set(`${task.id}|${place}|${name}`, median(xs));
+        copyRows.push([task.id, place, name, `${f1(median(xs))} / ${f1(p90(xs))}`]);
+      }
+    }
+  }
+  await holder.dispose();
+  // createWorkspace itself (as runEpisode calls it), and its parts: du of the source twice + mount, copy, chown
+  const wsMs: number[] = [];
+  for (let i = 0; i < COPY_N; i++) {
+    const t0 = performance.now();
+    const w = await createWorkspace(nmTask.repoDir, { owner: own, repoMB: sb.options.repoMB });
+    wsMs.push(performance.now() - t0);
+    await w.dispose();
+  }
+  const duMs: number[] = [];
+  for (let i = 0; i < COPY_N; i++) {
+    const t0 = performance.now();
+    await Promise.all([run('du', ['-s', '-B1', '--', nmTask.repoDir]), run('du', ['-s', '--inodes', '--', nmTask.repoDir])]);
+    duMs.push(performance.now() - t0);
+  }
+
+  // one episode, split: the scripted model marks the phases
+  const episodeRows: string[][] = [];
+  for (const task of [pyTask, nmTask]) {
+    const file = task.id === pyTask.id ? 'calc.py' : 'calc.js';
+    const fix = task.id === pyTask.id ? ['return a - b', 'return a + b'] : ['return a - b;', 'return a + b;'];
+    const parts = { copy: [] as number[], turns: [] as number[], diff: [] as number[], grading: [] as number[], rest: [] as number[], total: [] as number[] };
+    let solved = 0;
+    for (let e = 0; e < EPISODE_N + 1; e++) {
+      let tFirstChat = 0;
+      let tLastChat = 0;
+      let tGrade0 = 0;
+      let tGrade1 = 0;
+      let n = 0;
+      const usage = { promptTokens: 100, completionTokens: 10 };
+      const script: ChatTurn[] = [
+        { content: '', toolCalls: [{ id: 'c1', name: 'bash', arguments: JSON.stringify({ command: `cat ${file}` }) }], finishReason: 'tool_calls', usage },
+        { content: '', toolCalls: [{ id: 'c2', name: 'edit', arguments: JSON.stringify({ file_path: file, old_string: fix[0], new_string: fix[1] }) }], finishReason: 'tool_calls', usage },
+        { content: 'Fixed.', toolCalls: [], finishReason: 'stop', usage },
+      ];
+      const model: ToolChatModel = {
+        complete: async () => '',
+        chat: async () => {
+          if (n === 0) tFirstChat = performance.now();
+          const turn = script[Math.min(n++, script.length - 1)]!;
+          tLastChat = performance.now();
+          return turn;
+        },
+      } as unknown as ToolChatModel;
+      const timed: Sandbox = {
+        ...sb,
+        run: async (repo, command, opts) => {
+          const grading = command.includes(task.tests.command);
+          if (grading) tGrade0 = performance.now();
+          try {
+            return await sb.run(repo, command, opts);
+          } finally {
+            if (grading) tGrade1 = performance.now();
+          }
+        },
+      };
+      const t0 = performance.now();
+      const t = await runEpisode(task, { model, sandbox: timed, seed: e, limits: { maxTurns: 10 } });
+      const t1 = performance.now();
+      if (e === 0) continue; // warm-up
+      if (t.outcome?.success) solved++;
+      parts.copy.push(tFirstChat - t0);
+      parts.turns.push(tLastChat - tFirstChat);
+      parts.diff.push(tGrade0 - tLastChat);
+      parts.grading.push(tGrade1 - tGrade0);
+      parts.rest.push(t1 - tGrade1);
+      parts.total.push(t1 - t0);
+    }
+    const sz = sizes.get(task.id)!;
+    episodeRows.push([
+      `${task.id} (${sz.files} files, ${sz.entries} entries, ${f1(sz.mb)} MB)`,
+      `${solved}/${EPISODE_N}`,
+      `**${f1(median(parts.copy))}**`,
+      f1(median(parts.turns)),
+      f1(median(parts.diff)),
+      f1(median(parts.grading)),
+      f1(median(parts.rest)),
+      `**${f1(median(parts.total))}**`,
+    ]);
+  }
+  rmSync(fixtures, { recursive: true, force: true });
+  return { copyRows, copyMs, wsMs, duMs, episodeRows, sizes, nmId: nmTask.id, places, methods };
+})();
+console.log(
+  `## One episode, split (issue 21)\n\n\`runEpisode\` with an in-process scripted model (3 turns: bash \`cat\`, \`edit\` fixing the bug, done), bubblewrap sandbox, \`createWorkspace\` as runEpisode calls it (owner${process.getuid?.() === 0 ? ', capped tmpfs' : ''}); wall ms, median of ${EPISODE_N} episodes after one warm-up. copy = runEpisode's start to the first model call (createWorkspace: du of the source, mount, copy, chown); turns = the three model turns and their two tool calls; diff = the last turn to the grading run (restore permissions, diff against the task's repo, hidden files written); grading = the tests command in the sandbox; rest = workspace removal.\n`,
+);
+console.log(table(['task', 'solved', 'copy', 'agent turns', 'diff + hidden files', 'grading run', 'dispose', 'episode'], ep.episodeRows, ['l']));
+console.log(`\n### The copy alone\n\nWall ms, median / p90 of ${COPY_N} alternating copies per method after one warm-up round (page cache warm). Goal: ${COPY_GOAL_S * 1000} ms.\n`);
+console.log(table(['repository', 'into', 'method', 'ms'], ep.copyRows, ['l', 'l', 'l']));
+const nmAfter = ep.copyMs.get(`${ep.nmId}|${ep.places[0]![0]}|${ep.methods[1]![0]}`)!;
+const nmPlain = ep.copyMs.get(`${ep.nmId}|${ep.places[0]![0]}|${ep.methods[2]![0]}`)!;
+const nmSz = ep.sizes.get(ep.nmId)!;
+console.log(
+  `\n\`createWorkspace\` of the node_modules repository (owner${process.getuid?.() === 0 ? ', repoMB: capped tmpfs' : ''}): ${f1(median(ep.wsMs))} ms median (p90 ${f1(p90(ep.wsMs))}); of which the two \`du\` of the source that size the cap: ${f1(median(ep.duMs))} ms, the copy: ${f1(nmPlain)} ms (${((nmPlain / nmSz.entries) * 1000).toFixed(0)} µs per entry), the chown of each entry: ${f1(nmAfter - nmPlain)} ms. Copy goal (${COPY_GOAL_S} s): ${median(ep.wsMs) <= COPY_GOAL_S * 1000 ? 'met' : 'MISSED'}.\n`,
+);
+if (EPISODE_ONLY) process.exit(0);
 
 // ---------------------------------------------------------------- 1. per-call overhead
 
