@@ -1,7 +1,9 @@
 /**
  * `frognano tasks import --format swebench` (SPEC §14, "Importing instances"):
  * SWE-bench-family instances (SWE-bench, SWE-Gym, SWE-rebench) as Leaf tasks,
- * each repo the tree at `base_commit` as a new one-commit git repository.
+ * each repo the tree at `base_commit` as a new one-commit git repository; and
+ * `--format swesmith` (SWE-smith: `patch` is the bug, applied to the repo, its
+ * reverse the reference patch, the fail-to-pass test files hidden in `tests.files`).
  * @module
  */
 import { spawn } from 'node:child_process';
@@ -13,6 +15,8 @@ import type { TestLogFormat } from './testLogs/index.js';
 
 /** Options of {@link importInstances}. */
 export interface ImportInstancesOptions {
+  /** `swebench` (default) or `swesmith`. */
+  format?: ImportFormat;
   instances: string;
   repos: string;
   out: string;
@@ -20,6 +24,11 @@ export interface ImportInstancesOptions {
   testCommand?: string;
   log?: TestLogFormat;
 }
+
+/** The instance formats: SWE-bench's (also SWE-Gym, SWE-rebench) and SWE-smith's. */
+export const IMPORT_FORMATS = ['swebench', 'swesmith'] as const;
+/** One of {@link IMPORT_FORMATS}. */
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** The result: the tasks written and one error per instance that could not be imported. */
 export interface ImportResult {
@@ -74,12 +83,12 @@ function idList(v: unknown, name: string): string[] {
 const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** The test command: the instance's own, else `--test-command`, else the repo's SWE-bench spec; `{tests}` / `{test_files}` filled, or the test files appended. */
-function testCommand(inst: Record<string, unknown>, ids: string[], template: string | undefined): string {
+function testCommand(inst: Record<string, unknown>, ids: string[], template: string | undefined, extraFiles: string[] = []): string {
   const repo = inst.repo as string;
   const own = inst.test_cmd ?? (inst.install_config as Record<string, unknown> | undefined)?.test_cmd;
   const ownCmd = Array.isArray(own) ? own.join(' && ') : typeof own === 'string' ? own : undefined;
   const spec = SWE_BENCH_SPECS[repo];
-  const files = testDirectives(repo, inst.test_patch as string);
+  const files = [...new Set([...testDirectives(repo, inst.test_patch as string), ...testDirectives(repo, extraFiles.map((f) => `diff --git a/${f} b/${f}\n`).join(''))])];
   const fill = (t: string): string => t.replace(/\{tests\}/g, ids.map(shellQuote).join(' ')).replace(/\{test_files\}/g, files.map(shellQuote).join(' '));
   const base = ownCmd ?? template ?? (spec && (spec.commandByVersion?.[String(inst.version)] ?? spec.command));
   if (base === undefined) throw new Error(`no test command for ${repo}: give --test-command`);
@@ -87,10 +96,62 @@ function testCommand(inst: Record<string, unknown>, ids: string[], template: str
   return [base, ...files.map(shellQuote)].join(' ');
 }
 
+/** The files that hold SWE-smith's fail-to-pass tests: the path part of each pytest node id `path::...`. */
+function failToPassFiles(ids: string[]): string[] {
+  const files = new Set<string>();
+  for (const t of ids) {
+    const i = t.indexOf('::');
+    if (i <= 0) throw new Error(`FAIL_TO_PASS id ${JSON.stringify(t)} names no test file (path::test)`);
+    files.add(t.slice(0, i));
+  }
+  return [...files];
+}
+
+async function git(cwd: string, args: string[], input?: string): Promise<string> {
+  const r = await run('git', args, { cwd, env: COMMIT_ENV, ...(input !== undefined ? { input } : {}) });
+  if (r.code !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr.trim()}`);
+  return r.stdout;
+}
+
+/**
+ * SWE-smith: applies the bug (`patch`) to the base tree checked out in `target`, returns
+ * the reverse diff (the reference patch) and the hidden files (each fail-to-pass test
+ * file's content at base_commit), and removes those files. Leaves no `.git` behind.
+ */
+async function applyBug(target: string, patch: string, hidden: string[]): Promise<{ referencePatch: string; files: Record<string, string> }> {
+  const files: Record<string, string> = {};
+  for (const f of hidden) {
+    const content = await readFile(join(target, f), 'utf8').catch(() => undefined);
+    if (content === undefined) throw new Error(`the fail-to-pass test file ${f} is not in base_commit`);
+    files[f] = content;
+  }
+  const check = await run('git', ['apply', '--check', '-'], { cwd: target, input: patch });
+  if (check.code !== 0) throw new Error(`patch (the bug) does not apply to base_commit: ${check.stderr.trim()}`);
+  try {
+    await git(target, ['-c', 'init.defaultBranch=main', 'init', '-q', '--template=', '.']);
+    await git(target, ['add', '-A', '-f']);
+    const baseTree = (await git(target, ['write-tree'])).trim();
+    await git(target, ['apply', '-'], patch);
+    await git(target, ['add', '-A', '-f']);
+    const bugTree = (await git(target, ['write-tree'])).trim();
+    if (bugTree === baseTree) throw new Error('patch (the bug) changes nothing');
+    const referencePatch = await git(target, ['diff', '--no-color', '--no-ext-diff', '--no-renames', '--binary', bugTree, baseTree]);
+    const touched = (await git(target, ['diff', '--name-only', '--no-renames', '-z', bugTree, baseTree])).split('\0').filter((x) => x);
+    const both = touched.find((f) => hidden.includes(f));
+    if (both !== undefined) throw new Error(`patch (the bug) touches the fail-to-pass test file ${both}`);
+    for (const f of hidden) await rm(join(target, f), { force: true });
+    return { referencePatch, files };
+  } finally {
+    await rm(join(target, '.git'), { recursive: true, force: true });
+  }
+}
+
 async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: string, reposOut: string): Promise<Record<string, unknown>> {
   if (typeof raw !== 'object' || raw === null) throw new Error('not an object');
-  const inst = raw as Record<string, unknown>;
+  const inst = { ...(raw as Record<string, unknown>) };
   const id = inst.instance_id as string;
+  const smith = opts.format === 'swesmith';
+  if (smith && (inst.test_patch === undefined || inst.test_patch === null)) inst.test_patch = '';
   for (const f of ['repo', 'base_commit', 'patch', 'test_patch', 'problem_statement']) if (typeof inst[f] !== 'string') throw new Error(`${f} is missing or not a string`);
   if (!/^[A-Za-z0-9._-]+$/.test(id) || id === '.' || id === '..') throw new Error('instance_id is not a plain file name');
   const repo = inst.repo as string;
@@ -104,7 +165,8 @@ async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: str
     failToPass = failToPass.map(djangoTestId);
     passToPass = passToPass.map(djangoTestId);
   }
-  const command = testCommand(inst, [...failToPass, ...passToPass], opts.testCommand);
+  const hidden = smith ? failToPassFiles(idList(inst.FAIL_TO_PASS, 'FAIL_TO_PASS')) : [];
+  const command = testCommand(inst, [...failToPass, ...passToPass], opts.testCommand, hidden);
   let clone: string | undefined;
   for (const c of [join(opts.repos, repo.replace('/', '__')), join(opts.repos, repo)]) {
     if ((await stat(c).catch(() => null))?.isDirectory()) { clone = c; break; }
@@ -116,6 +178,7 @@ async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: str
   const target = join(reposOut, id);
   await rm(target, { recursive: true, force: true });
   await mkdir(target, { recursive: true });
+  let bug: { referencePatch: string; files: Record<string, string> } | undefined;
   try {
     const tmp = await mkdtemp(join(tmpdir(), 'frognano-import-'));
     try {
@@ -127,9 +190,12 @@ async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: str
     } finally {
       await rm(tmp, { recursive: true, force: true });
     }
-    const check = await run('git', ['apply', '--check', '-'], { cwd: target, input: inst.test_patch as string });
-    if (check.code !== 0) throw new Error(`test_patch does not apply to base_commit ${base}: ${check.stderr.trim()}`);
-    const steps: string[][] = [['-c', 'init.defaultBranch=main', 'init', '-q', '--template=', '.'], ['add', '-A', '-f'], ['-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', `${repo} at ${base} (${id})`]];
+    if (!smith || (inst.test_patch as string).trim() !== '') {
+      const check = await run('git', ['apply', '--check', '-'], { cwd: target, input: inst.test_patch as string });
+      if (check.code !== 0) throw new Error(`test_patch does not apply to base_commit ${base}: ${check.stderr.trim()}`);
+    }
+    if (smith) bug = await applyBug(target, inst.patch as string, hidden);
+    const steps: string[][] = [['-c', 'init.defaultBranch=main', 'init', '-q', '--template=', '.'], ['add', '-A', '-f'], ['-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', smith ? `${repo} at ${base} with ${id}'s bug` : `${repo} at ${base} (${id})`]];
     for (const s of steps) {
       const r = await run('git', s, { cwd: target, env: COMMIT_ENV });
       if (r.code !== 0) throw new Error(`git ${s.join(' ')}: ${r.stderr.trim()}`);
@@ -140,12 +206,18 @@ async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: str
     await rm(target, { recursive: true, force: true });
     throw e;
   }
+  const testPatch = inst.test_patch as string;
   return {
     id,
     statement: inst.problem_statement,
     repo: relative(outDir, target) || '.',
-    tests: { command, log, patch: inst.test_patch, failToPass, passToPass },
-    referencePatch: inst.patch,
+    tests: {
+      command, log,
+      ...(bug ? { files: bug.files } : {}),
+      ...(!smith || testPatch.trim() !== '' ? { patch: testPatch } : {}),
+      failToPass, passToPass,
+    },
+    referencePatch: bug ? bug.referencePatch : inst.patch,
   };
 }
 
@@ -155,7 +227,7 @@ export function defaultReposOut(instances: string): string {
 }
 
 /**
- * Imports every instance of `opts.instances`; writes the tasks (JSONL) to `opts.out`
+ * Imports every instance of `opts.instances` (as `opts.format`, default swebench); writes the tasks (JSONL) to `opts.out`
  * and `<instances>.errors.jsonl` with one `{ instance_id, error }` per instance that
  * could not be imported (no clone, base_commit missing, test_patch not applying).
  */

@@ -65,7 +65,7 @@ export type { EvaluationReport, InstanceReport, TestsStatus, TestsSplit } from '
 export { taskRecords } from './taskRecords.js';
 export type { TaskRecord } from './taskRecords.js';
 export { flakyTests } from './flakyTests.js';
-export { importInstances, readInstances, defaultReposOut } from './importInstances.js';
-export type { ImportInstancesOptions, ImportResult } from './importInstances.js';
+export { importInstances, readInstances, defaultReposOut, IMPORT_FORMATS } from './importInstances.js';
+export type { ImportFormat, ImportInstancesOptions, ImportResult } from './importInstances.js';
 export { SWE_BENCH_SPECS, NON_TEST_EXTS, patchFiles, testDirectives, djangoTestId } from './sweBenchSpecs.js';
 export type { SweBenchRepoSpec } from './sweBenchSpecs.js';

@@ -1,7 +1,8 @@
 /**
  * `frognano tasks import --format swebench` on a real instance (tkem/cachetools, fix
  * 57d2e48: see test/fixtures/swe-instances/README.md): the import, the one-commit repo,
- * validation, a scripted episode applying the gold patch, and the error lines.
+ * validation, a scripted episode applying the gold patch, and the error lines; and
+ * `--format swesmith` on a bug built on the same base.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -89,6 +90,66 @@ describe('tasks import (swebench)', () => {
     expect(errors[1]!.error).toMatch(/base_commit 0123456789abcdef0123456789abcdef01234567 is not in the clone/);
     expect(errors[2]!.error).toMatch(/test_patch does not apply/);
     expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['tkem__cachetools-387']);
+  }, 60_000);
+});
+
+describe('tasks import (swesmith)', () => {
+  it('applies the bug to the one-commit repo, hides the fail-to-pass test file in tests.files, and the reverse patch restores base_commit; the task validates', async () => {
+    // A SWE-smith-style instance built on the same base: FIFOCache.popitem evicts the newest key (see cachetools-swesmith.md).
+    const smith = JSON.parse(readFileSync(join(FIX, 'cachetools-swesmith.jsonl'), 'utf8')) as Record<string, unknown>;
+    const file = join(work, 'smith.jsonl');
+    writeFileSync(file, `${JSON.stringify(smith)}\n`);
+    const out = join(work, 'smith-tasks.jsonl');
+    const { code, stderr } = await runInProcess(['tasks', 'import', '--format', 'swesmith', '--instances', file, '--repos', join(work, 'clones'), '--out', out, '--test-command', TEMPLATE]);
+    expect(stderr).toContain('1 of 1 imported');
+    expect(code).toBe(0);
+    const id = smith.instance_id as string;
+    const task = JSON.parse(readFileSync(out, 'utf8').trim()) as Record<string, any>;
+    const clone = join(work, 'clones/tkem__cachetools');
+    const base = smith.base_commit as string;
+    const fifoTests = git(clone, 'show', `${base}:tests/test_fifo.py`);
+    expect(task).toMatchObject({ id, repo: `smith-repos/${id}`, statement: smith.problem_statement });
+    expect(task.tests).toEqual({
+      command: 'PYTHONPATH=src python3 -m pytest -rA -p no:cacheprovider tests/test_fifo.py', log: 'pytest',
+      files: { 'tests/test_fifo.py': fifoTests },
+      failToPass: JSON.parse(smith.FAIL_TO_PASS as string), passToPass: JSON.parse(smith.PASS_TO_PASS as string),
+    });
+    const repo = join(work, `smith-repos/${id}`);
+    expect(git(repo, 'log', '--all', '--format=%H').trim().split('\n')).toHaveLength(1);
+    expect(git(repo, 'remote').trim()).toBe('');
+    expect(git(repo, 'status', '--porcelain').trim()).toBe('');
+    const files = git(repo, 'ls-files').trim().split('\n');
+    expect(files).not.toContain('tests/test_fifo.py');
+    expect(files).toContain('tests/test_lru.py');
+    expect(readFileSync(join(repo, 'src/cachetools/__init__.py'), 'utf8')).toContain('key = next(reversed(self.__order))');
+    // the reference patch is the bug's reverse: applied (with the hidden file back) it gives base_commit's tree
+    expect(task.referencePatch).not.toBe(smith.patch);
+    const check = mkdtempSync(join(tmpdir(), 'frognano-smith-check-'));
+    git(work, 'clone', '-q', repo, check);
+    execFileSync('git', ['apply', '-'], { cwd: check, input: task.referencePatch as string });
+    writeFileSync(join(check, 'tests/test_fifo.py'), fifoTests);
+    git(check, 'add', '-A');
+    expect(git(check, 'write-tree').trim()).toBe(git(clone, 'rev-parse', `${base}^{tree}`).trim());
+    if (!hasBwrap() || !hasPytest()) return;
+    const [loaded] = await loadLeafTasks(out);
+    const v = await validateLeafTask(loaded!, { sandbox: createSandbox({}) });
+    expect({ id: v.id, valid: v.valid, reason: v.reason }).toEqual({ id, valid: true, reason: undefined });
+  }, 120_000);
+
+  it('a bug that does not apply, or a FAIL_TO_PASS id without a file, is an error line', async () => {
+    const smith = JSON.parse(readFileSync(join(FIX, 'cachetools-swesmith.jsonl'), 'utf8')) as Record<string, unknown>;
+    const bad = [
+      { ...smith, instance_id: 'no-apply', patch: (smith.patch as string).replace('key = next(iter(self.__order))', 'key = nothing') },
+      { ...smith, instance_id: 'no-file', FAIL_TO_PASS: ['test_fifo'] },
+    ];
+    const file = join(work, 'smith-bad.json');
+    writeFileSync(file, JSON.stringify(bad));
+    const { code } = await runInProcess(['tasks', 'import', '--format', 'swesmith', '--instances', file, '--repos', join(work, 'clones'), '--out', join(work, 'smith-bad.jsonl'), '--test-command', TEMPLATE]);
+    expect(code).toBe(1);
+    const errors = readFileSync(`${file}.errors.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { instance_id: string; error: string });
+    expect(errors.map((e) => e.instance_id)).toEqual(['no-apply', 'no-file']);
+    expect(errors[0]!.error).toMatch(/patch \(the bug\) does not apply/);
+    expect(errors[1]!.error).toMatch(/names no test file/);
   }, 60_000);
 });
 

@@ -5,11 +5,11 @@
  */
 import { stat } from 'node:fs/promises';
 import { type CliIo, ExitCode, type FlagSpec, flagLines, parseFlags, UsageError } from '../../commands/index.js';
-import { importInstances, TEST_LOG_FORMATS, type TestLogFormat } from '../../leaf/index.js';
+import { IMPORT_FORMATS, type ImportFormat, importInstances, TEST_LOG_FORMATS, type TestLogFormat } from '../../leaf/index.js';
 
 /** The flags of `frognano tasks import`. */
 export const TASKS_FLAGS: Readonly<Record<string, FlagSpec>> = {
-  format: { type: 'string', value: 'swebench', description: 'the instances\' format: swebench (SWE-bench, SWE-Gym, SWE-rebench). Required' },
+  format: { type: 'string', value: 'swebench', description: 'the instances\' format: swebench (SWE-bench, SWE-Gym, SWE-rebench) or swesmith (SWE-smith: patch is the bug). Required' },
   instances: { type: 'string', value: 'FILE', description: 'the instances: a JSON array or JSONL. Required' },
   repos: { type: 'string', value: 'DIR', description: 'the folder of git clones, named owner__name (or owner/name). Required' },
   out: { type: 'string', value: 'FILE', description: 'write the tasks file (JSONL) here. Required' },
@@ -24,12 +24,14 @@ export function tasksHelp(): string {
   return [
     'frognano tasks import: SWE-bench-family instances as a Leaf tasks file',
     '',
-    'Usage: frognano tasks import --format swebench --instances FILE --repos DIR --out FILE [--repos-out DIR2] [--test-command TEMPLATE] [--log FORMAT]',
+    'Usage: frognano tasks import --format swebench|swesmith --instances FILE --repos DIR --out FILE [--repos-out DIR2] [--test-command TEMPLATE] [--log FORMAT]',
     'Calls: importInstances',
     '',
     'Each task\'s repo is the tree at base_commit as a new git repository with one commit (no history,',
     'refs, remotes or hooks). test_patch -> tests.patch, patch -> referencePatch, FAIL_TO_PASS /',
     'PASS_TO_PASS -> tests.failToPass / tests.passToPass, problem_statement -> statement.',
+    'swesmith: patch is the bug: the repo is base_commit with it applied, referencePatch its reverse,',
+    'and the files holding the FAIL_TO_PASS tests are removed from the repo and restored at grading (tests.files).',
     'An instance that cannot be imported is one line {"instance_id", "error"} in FILE.errors.jsonl.',
     '',
     'Flags:',
@@ -55,7 +57,7 @@ export async function runTasks(argv: readonly string[], io: CliIo): Promise<numb
     return ExitCode.OK;
   }
   if (argv[0] !== 'import') throw new UsageError('frognano tasks: the subcommand is import (frognano tasks import --help)');
-  if (flags.format !== 'swebench') throw new UsageError(flags.format === undefined ? '--format swebench is required' : `--format ${String(flags.format)}: only swebench is supported`);
+  if (!(IMPORT_FORMATS as readonly unknown[]).includes(flags.format)) throw new UsageError(flags.format === undefined ? '--format swebench|swesmith is required' : `--format ${String(flags.format)}: one of swebench, swesmith`);
   for (const f of ['instances', 'repos', 'out']) if (typeof flags[f] !== 'string') throw new UsageError(`--${f} is required`);
   if (!(await stat(flags.instances as string).catch(() => null))?.isFile()) throw new UsageError(`cannot read --instances ${String(flags.instances)}: not a file`);
   const log = flags.log as string | undefined;
@@ -63,7 +65,7 @@ export async function runTasks(argv: readonly string[], io: CliIo): Promise<numb
   let result;
   try {
     result = await importInstances({
-      instances: flags.instances as string, repos: flags.repos as string, out: flags.out as string,
+      format: flags.format as ImportFormat, instances: flags.instances as string, repos: flags.repos as string, out: flags.out as string,
       ...(typeof flags['repos-out'] === 'string' ? { reposOut: flags['repos-out'] } : {}),
       ...(typeof flags['test-command'] === 'string' ? { testCommand: flags['test-command'] } : {}),
       ...(log ? { log: log as TestLogFormat } : {}),
