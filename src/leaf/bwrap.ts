@@ -59,12 +59,8 @@ export function checkBind(path: string, protectedPaths: readonly { path: string;
   }
 }
 
-/**
- * Binds of the read-only system part of the sandbox's root: `/usr`, `/etc`, the
- * `/bin`, `/lib*` tops, then `extra` (which the caller places after the tmpfs
- * mounts, so that a path under `/tmp` is not hidden by the private `/tmp`). @internal
- */
-export function systemBinds(extra: readonly string[]): string[] {
+/** Binds of the read-only system part of the sandbox's root: `/usr`, `/etc` and the `/bin`, `/lib*` tops (links recreated as links). @internal */
+export function systemBinds(): string[] {
   const args: string[] = ['--ro-bind', '/usr', '/usr'];
   for (const top of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
     let st;
@@ -77,8 +73,16 @@ export function systemBinds(extra: readonly string[]): string[] {
     else if (st.isDirectory()) args.push('--ro-bind', top, top);
   }
   args.push('--ro-bind', '/etc', '/etc');
-  for (const p of extra) if (!p.startsWith('/usr/')) args.push('--ro-bind-try', p, p);
   return args;
+}
+
+/**
+ * Binds of `extra` host paths read-only at the same path (skipped when missing;
+ * paths under `/usr` are already there). The caller places them after the tmpfs
+ * mounts, so that a path under `/tmp` is not hidden by the private `/tmp`. @internal
+ */
+export function extraBinds(extra: readonly string[]): string[] {
+  return extra.filter((p) => !p.startsWith('/usr/')).flatMap((p) => ['--ro-bind-try', p, p]);
 }
 
 /** What of the running node the sandbox gets when node lives outside /usr: paths to bind read-only, links to recreate, the folder to put on PATH. @internal */

@@ -2,11 +2,11 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isFrognanoError } from '../errors/FrognanoError.js';
 import type { CommandResult, Sandbox } from './sandbox.js';
+import { GRADING_ENV } from './sandboxProcess.js';
 import type { LeafTask } from './task.js';
 import { type GradedTest, gradeTestIds, TEST_LOG_PARSERS, type TestResult } from './testLogs/index.js';
 
-/** The environment of every grading run (and, through the sandbox's own defaults, of every agent call alike). */
-export const GRADING_ENV: Readonly<Record<string, string>> = Object.freeze({ PYTHONPYCACHEPREFIX: '/tmp/.leaf-pycache', PYTHONDONTWRITEBYTECODE: '1' });
+export { GRADING_ENV };
 
 /** Characters of the grading log kept for the per-test parsers (the record keeps the sandbox's usual cap). */
 const LOG_CHARS = 16 * 1024 * 1024;

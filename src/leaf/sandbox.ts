@@ -4,9 +4,9 @@ import { join, posix } from 'node:path';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
-import { canDisableUserns, checkBind, findBwrap, MISSING_BWRAP, nodeBinds, procViews, systemBinds } from './bwrap.js';
+import { canDisableUserns, checkBind, extraBinds, findBwrap, MISSING_BWRAP, nodeBinds, procViews, systemBinds } from './bwrap.js';
 import { type ResolvedSandboxOptions, type RunOptions, RunOptionsSchema, type SandboxOptions, SandboxOptionsSchema } from './sandboxOptions.js';
-import { type CommandResult, runProcess, SANDBOX_PATH } from './sandboxProcess.js';
+import { type CommandResult, GRADING_ENV, runProcess, SANDBOX_PATH } from './sandboxProcess.js';
 
 // the sandbox's options, result and bwrap lookup, where its users (webjudge, the test helpers) import them from
 export { findBwrap } from './bwrap.js';
@@ -119,19 +119,18 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
     TERM: 'dumb',
     PAGER: 'cat',
     GIT_PAGER: 'cat',
-    PYTHONDONTWRITEBYTECODE: '1',
-    // as at grading (GRADING_ENV), so that code cannot tell the grading run from the agent's own by its environment
-    PYTHONPYCACHEPREFIX: '/tmp/.leaf-pycache',
+    // as at grading, so that code cannot tell the grading run from the agent's own by its environment
+    ...GRADING_ENV,
     ...o.env,
   };
   const tmp = String(o.tmpMB * 1024 * 1024);
   // --unshare-user with --disable-userns: no nested user namespace (a way to regain capabilities and mount) where bwrap can refuse it
   const userns = canDisableUserns(bwrap) ? ['--unshare-user', '--disable-userns'] : [];
-  const base = ['--unshare-all', ...userns, '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'leaf', ...systemBinds([])];
+  const base = ['--unshare-all', ...userns, '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'leaf', ...systemBinds()];
   // every writable place but the repo copy is a capped tmpfs; /dev and / are remounted read-only per call (below)
   base.push('--proc', '/proc', '--dev', '/dev', '--size', tmp, '--tmpfs', '/tmp', '--size', tmp, '--tmpfs', '/var/tmp', '--size', tmp, '--tmpfs', '/dev/shm');
   // the extra binds after the tmpfs, so that one under /tmp is not hidden by the private /tmp
-  base.push(...systemBinds(extra).slice(systemBinds([]).length));
+  base.push(...extraBinds(extra));
   for (const [target, link] of node?.links ?? []) base.push('--symlink', target, link);
   base.push('--clearenv');
   for (const [k, v] of Object.entries(env)) base.push('--setenv', k, v);

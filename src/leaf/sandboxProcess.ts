@@ -4,6 +4,14 @@ import { capOutput } from './capOutput.js';
 import { descendants, pidNamespaceOf, pidsInNamespace, pidsWithArgument } from './processes.js';
 import type { ResolvedSandboxOptions, RunOptions } from './sandboxOptions.js';
 
+/**
+ * Python's bytecode settings of every sandboxed call and of grading: nothing
+ * written into the repo, and what is written goes to a fresh folder of the call's
+ * private /tmp, so no planted `.pyc` is ever read (`-B` alone does not stop that)
+ * and code cannot tell grading from the agent's own runs by its environment.
+ */
+export const GRADING_ENV: Readonly<Record<string, string>> = Object.freeze({ PYTHONPYCACHEPREFIX: '/tmp/.leaf-pycache', PYTHONDONTWRITEBYTECODE: '1' });
+
 /** The PATH inside the sandbox (the node running frognano is added when it lives elsewhere). @internal */
 export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
 
