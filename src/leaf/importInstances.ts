@@ -157,8 +157,7 @@ async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: str
   const repo = inst.repo as string;
   const base = inst.base_commit as string;
   const spec = SWE_BENCH_SPECS[repo];
-  const log: TestLogFormat | null = opts.log ?? (spec ? spec.log : 'pytest');
-  if (log === null) throw new Error(`${repo}: ${spec?.note ?? 'no log parser'}`);
+  const log: TestLogFormat = opts.log ?? (spec ? spec.log : 'pytest');
   let failToPass = idList(inst.FAIL_TO_PASS, 'FAIL_TO_PASS');
   let passToPass = idList(inst.PASS_TO_PASS, 'PASS_TO_PASS');
   if (spec?.ids === 'django' && log === 'unittest') {
@@ -166,7 +165,8 @@ async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: str
     passToPass = passToPass.map(djangoTestId);
   }
   const hidden = smith ? failToPassFiles(idList(inst.FAIL_TO_PASS, 'FAIL_TO_PASS')) : [];
-  const command = testCommand(inst, [...failToPass, ...passToPass], opts.testCommand, hidden);
+  const given = testCommand(inst, [...failToPass, ...passToPass], opts.testCommand, hidden);
+  const command = opts.log === undefined && spec?.wrapCommand ? spec.wrapCommand(given) : given;
   let clone: string | undefined;
   for (const c of [join(opts.repos, repo.replace('/', '__')), join(opts.repos, repo)]) {
     if ((await stat(c).catch(() => null))?.isDirectory()) { clone = c; break; }

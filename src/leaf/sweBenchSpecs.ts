@@ -23,6 +23,7 @@
  * the host must provide the interpreter and the dependencies.
  * @module
  */
+import { sympyToTapCommand } from './sympyToTap.js';
 import type { TestLogFormat } from './testLogs/index.js';
 
 /** What frognano does with one SWE-bench repository. */
@@ -33,10 +34,12 @@ export interface SweBenchRepoSpec {
   commandByVersion?: Readonly<Record<string, string>>;
   /** SWE-bench's parser in `MAP_REPO_TO_PARSER_PY`. */
   sweBenchParser: string;
-  /** The frognano log format that reads the command's output; null: none yet (the import refuses the instance unless `--log` is given). */
-  log: TestLogFormat | null;
+  /** The frognano log format that reads the command's output (after {@link wrapCommand}). */
+  log: TestLogFormat;
   /** How SWE-bench's test ids become frognano's: `django` turns `test_x (module.Class)` into `module.Class.test_x`. */
   ids?: 'django';
+  /** Wraps the test command (the instance's own, `--test-command`'s or {@link command}) so that its output reads as {@link log}; applied unless `--log` is given. */
+  wrapCommand?: (command: string) => string;
   /** What is not equivalent to SWE-bench. */
   note?: string;
 }
@@ -66,7 +69,7 @@ const TEST_DJANGO_NO_PARALLEL = './tests/runtests.py --verbosity 2';
  * | pytest-dev/pytest | `pytest -rA` | parse_log_pytest | pytest |
  * | scikit-learn/scikit-learn | `pytest -rA` | parse_log_pytest_v2 | pytest |
  * | sphinx-doc/sphinx | `tox --current-env -epy39 -v --` | parse_log_pytest_v2 | pytest (needs tox with tox-current-env) |
- * | sympy/sympy | `PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose` | parse_log_sympy | NOT SUPPORTED (no frognano parser for bin/test) |
+ * | sympy/sympy | `PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose` | parse_log_sympy | tap (the command wrapped by sympyToTapCommand) |
  */
 export const SWE_BENCH_SPECS: Readonly<Record<string, SweBenchRepoSpec>> = {
   'astropy/astropy': {
@@ -102,8 +105,10 @@ export const SWE_BENCH_SPECS: Readonly<Record<string, SweBenchRepoSpec>> = {
   'sympy/sympy': {
     command: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
     sweBenchParser: 'parse_log_sympy',
-    log: null,
-    note: 'not supported yet: frognano has no parser for sympy\'s bin/test output (`test_x ok` / `test_x F` lines, ids `test_x`); give --log and --test-command to import anyway',
+    log: 'tap',
+    wrapCommand: sympyToTapCommand,
+    note: 'SPEC §14 has no sympy log format: the command is wrapped so that python3 turns bin/test\'s output into TAP (sympyToTap.ts, ids `test_x` as SWE-bench lists them); '
+      + 'it also reads each file\'s last test and the f/X/s/w marks, which parse_log_sympy misses',
   },
 };
 
