@@ -86,7 +86,8 @@ export const SWE_BENCH_SPECS: Readonly<Record<string, SweBenchRepoSpec>> = {
     log: 'unittest',
     ids: 'django',
     note: 'runtests.py --verbosity 2 prints unittest result lines `test_x (module.Class) ... ok`, read by parseUnittestLog as module.Class.test_x; '
-      + 'SWE-bench ids that are a docstring line (not `name (module.Class)`) are kept as they are and will read as missing; parse_log_django\'s special cases (output between `...` and `ok`) are partly covered by the unittest parser\'s pending-status rule',
+      + 'SWE-bench ids that are a docstring line (not `name (module.Class)`) are kept as they are and will read as missing; parse_log_django\'s special cases (output between `...` and `ok`) are covered by the unittest parser\'s pending-status rule unless that output holds a `name (module.Class)` line of its own (a status glued to output without a newline is read too); '
+      + 'runtests.py\'s shebang is `#!/usr/bin/env python` and it needs django importable: without a task environment giving both, use --test-command \'PYTHONPATH=. python3 ./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1 {test_files}\'',
   },
   'matplotlib/matplotlib': { command: TEST_PYTEST, sweBenchParser: 'parse_log_matplotlib', log: 'pytest' },
   'mwaskom/seaborn': { command: 'pytest --no-header -rA', sweBenchParser: 'parse_log_seaborn', log: 'pytest' },

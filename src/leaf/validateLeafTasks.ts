@@ -160,6 +160,12 @@ function judge(task: LoadedLeafTask, before: TestRunGrading, after: TestRunGradi
   const p2p = task.tests.passToPass ?? [];
   if (f2p.length + p2p.length === 0) return byExitCode(task.id, before, after, timeoutMs);
   const why = (id: string, rule: string): TaskValidation => ({ id: task.id, valid: false, reason: `${rule}: ${id} is ${statusOf(before, id)} before and ${statusOf(after, id)} with the reference patch` });
+  for (const [side, label] of [[before, 'on the unmodified repository'], [after, 'with the reference patch']] as const) {
+    // no listed id in the log: the suite never ran (a missing interpreter, an import error), not a test's verdict
+    if ([...f2p, ...p2p].every((id) => statusOf(side, id) === 'missing')) {
+      return { id: task.id, valid: false, reason: `the test suite never ran ${label}: none of the ${f2p.length + p2p.length} listed tests is in its log (${exitLabel(side, timeoutMs)}; output: ${tail(side.run.output)})` };
+    }
+  }
   const early = offending(before, f2p, (s) => !PASSING.has(s));
   if (early) return why(early.name, 'a fail-to-pass test does not fail on the unmodified repository');
   const late = offending(after, f2p, (s) => PASSING.has(s));

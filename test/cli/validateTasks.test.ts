@@ -183,6 +183,18 @@ describe('frognano validate-tasks --repeat without the sandbox (a counter on the
     expect(r.code).toBe(0);
     expect(jsonLines(r.stdout).map(untimed)).toEqual([{ id: 'flip', valid: false, reason: 'flaky: a_flip (statuses before: failed, passed, failed; after: passed, failed, passed)', flaky: ['a_flip', 'm_flip'] }]);
   });
+
+  it('a side whose log shows none of the listed tests is "the test suite never ran", with its exit code and output', async () => {
+    // the interpreter is missing before the fix; with it, the listed test runs and passes
+    const command = `if grep -q world a.txt; then echo 'ok 1 t_fixed'; echo 1..1; else echo "/usr/bin/env: 'python': No such file or directory" >&2; exit 127; fi`;
+    const { file } = await tasksFile([{ id: 'never-ran', tests: { command, log: 'tap', failToPass: ['t_fixed'] } }]);
+    const r = await frognano(['validate-tasks', '--tasks', file, '--unsafe-no-sandbox']);
+    expect(r.code).toBe(0);
+    expect(jsonLines(r.stdout).map(untimed)).toEqual([{
+      id: 'never-ran', valid: false,
+      reason: "the test suite never ran on the unmodified repository: none of the 1 listed tests is in its log (exit 127; output: /usr/bin/env: 'python': No such file or directory)",
+    }]);
+  });
 });
 
 describe.skipIf(!hasBwrap())('frognano validate-tasks in the sandbox', () => {

@@ -157,7 +157,7 @@ describe('sympyToTapCommand', () => {
     const inst = { instance_id: 'sympy__sympy-1', repo: 'sympy/sympy', base_commit: base, patch: '', test_patch: testPatch, problem_statement: 's', FAIL_TO_PASS: '["test_a"]', PASS_TO_PASS: '[]' };
     writeFileSync(join(work, 'inst.json'), JSON.stringify([inst]));
     const spec = SWE_BENCH_SPECS['sympy/sympy']!;
-    for (const log of [undefined, 'exit-code'] as const) {
+    for (const log of [undefined, 'pytest'] as const) {
       const out = join(work, `tasks-${log ?? 'default'}.jsonl`);
       const res = await importInstances({ format: 'swebench', instances: join(work, 'inst.json'), repos: join(work, 'clones'), out, ...(log ? { log } : {}) });
       expect(res.errors).toEqual([]);

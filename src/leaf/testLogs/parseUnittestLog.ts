@@ -13,6 +13,12 @@ const DESCRIPTION = /^(\s*)([\p{L}_][\p{L}\p{N}_]*) \(([^\s()]+)\)(.*)$/u;
 const BLOCK_HEADER = /^(FAIL|ERROR): ([\p{L}_][\p{L}\p{N}_]*) \(([^\s()]+)\)/u;
 /** A `-v` status as unittest's TextTestResult writes it. */
 const STATUS_TEXT = /^(ok|FAIL|ERROR|skipped (?:'.*'|".*")|expected failure|unexpected success)$/;
+/**
+ * A status that ends a pending test's output line, written right after output that did not end
+ * in a newline (Django's test_runner_apps.buffer: `test_pass (...) ... Write to stderr.Write to
+ * stdout.ok`). Only tentative: a later status line of the pending test replaces it.
+ */
+const GLUED_STATUS = /(?:ok|FAIL|ERROR|skipped '[^']*'|skipped "[^"]*"|expected failure|unexpected success)$/;
 const SEPARATOR = ' ... ';
 
 /** The SPEC §14 status of one `-v` status text (already matched by {@link STATUS_TEXT}). */
@@ -45,7 +51,11 @@ type Pending = { id: string; subtest: boolean; docstring: boolean } | null;
  * - A test with a docstring prints `test_name (...)` alone and `First docstring line ... ok`
  *   on the next line; the status is the text after that line's last ` ... `.
  * - A status on a later line of its own (`test_x (...) ... ` + the test's output + `ok`) is
- *   the pending test's.
+ *   the pending test's. Output without a final newline glues the status to its end (`test_x
+ *   (...) ... Write to stderr.ok`, Django's runtests.py log): a pending test's line that ends
+ *   in a status text gives that status tentatively, and the test stays pending, so a status
+ *   line of its own after it wins (output that merely ends in `ok`, then `FAIL`); only when no
+ *   such line follows (the log was cut) can output ending in a status word be misread.
  * - Subtests: 3.11+ prints `  test_x (...) (i=1) ... FAIL` (indented); a failing or erroring
  *   subtest marks its test failed/error, a skipped one changes nothing. 3.10 prints nothing
  *   for them and may run the next description onto the same line, which is read as a new one.
@@ -86,7 +96,10 @@ export function parseUnittestLog(log: string): TestResult[] {
       const at = line.lastIndexOf(SEPARATOR);
       const tail = at < 0 ? '' : line.slice(at + SEPARATOR.length).trim();
       if (STATUS_TEXT.test(tail)) record(pending, statusOf(tail));
+      else if (at >= 0) recordGlued(pending, tail, record);
       pending = at < 0 ? null : STATUS_TEXT.test(tail) ? null : { ...pending, docstring: false };
+    } else {
+      recordGlued(pending, text, record);
     }
   }
   return lastOccurrenceWins(out);
@@ -116,6 +129,13 @@ function readDescriptions(line: string, record: (p: NonNullable<Pending>, s: Tes
       rest = tail;
       continue;
     }
+    recordGlued(p, tail, record);
     return p;
   }
+}
+
+/** Records the tentative status {@link GLUED_STATUS} finds at the end of a pending test's output line. */
+function recordGlued(p: NonNullable<Pending>, text: string, record: (p: NonNullable<Pending>, s: TestStatus) => void): void {
+  const m = GLUED_STATUS.exec(text);
+  if (m) record(p, statusOf(m[0]));
 }
