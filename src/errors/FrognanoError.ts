@@ -18,6 +18,7 @@
  * | `BROWSER_UNAVAILABLE` | the web judge cannot drive a browser: Chromium (Debian package `chromium`, or `FROGNANO_CHROMIUM`) or the optional npm peer `playwright-core` is missing, or the browser cannot start |
  * | `APP_UNAVAILABLE` | the web judge's app cannot be served: its `--start` command exited or never answered on its port within the time limit |
  * | `DIFF_UNAVAILABLE` | a Leaf repository tree cannot be diffed or have its permissions restored: more entries than the limit, a walk past its time limit, paths too long in all, an unreadable entry, a tree changed during the walk (`src/leaf/repoDiff.ts`) |
+ * | `IMAGE_INVALID` | an environment image cannot be imported (SPEC §14): not an image archive or layout, a malformed manifest, index or config, a digest mismatch, a truncated or corrupt layer, an entry whose path or link leaves the root (or goes through a symlink), beyond the size or entry limits (`src/leaf/image/`) |
  */
 export const ErrorCode = {
   NON_FINITE: 'NON_FINITE',
@@ -34,6 +35,7 @@ export const ErrorCode = {
   BROWSER_UNAVAILABLE: 'BROWSER_UNAVAILABLE',
   APP_UNAVAILABLE: 'APP_UNAVAILABLE',
   DIFF_UNAVAILABLE: 'DIFF_UNAVAILABLE',
+  IMAGE_INVALID: 'IMAGE_INVALID',
 } as const;
 
 /** One of the stable {@link ErrorCode} strings. */

@@ -69,3 +69,4 @@ export { importInstances, readInstances, defaultReposOut, IMPORT_FORMATS } from 
 export type { ImportFormat, ImportInstancesOptions, ImportResult } from './importInstances.js';
 export { SWE_BENCH_SPECS, NON_TEST_EXTS, patchFiles, testDirectives, djangoTestId } from './sweBenchSpecs.js';
 export type { SweBenchRepoSpec } from './sweBenchSpecs.js';
+export * from './image/index.js';
