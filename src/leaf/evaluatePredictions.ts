@@ -10,6 +10,7 @@ import { applyUnifiedDiff } from './applyUnifiedDiff.js';
 import { type Grading, gradeRepo } from './grade.js';
 import type { Prediction } from './predictions.js';
 import { SandboxSchema } from './sandbox.js';
+import { environmentSandbox, resolveEnvironment, runSetup, setupFailure } from './environment.js';
 import { AbortSignalSchema } from './sandboxOptions.js';
 import { type EvaluationReport, type InstanceReport, testsStatus } from './sweBenchReport.js';
 import { type LoadedLeafTask, resolveLimits } from './task.js';
@@ -81,8 +82,15 @@ export async function evaluatePrediction(task: LoadedLeafTask, prediction: Predi
   const patch = prediction.model_patch;
   if (patch === null) return notRun(id, { patch_is_None: true, patch_exists: false }, 'no patch (model_patch is null)');
   if (patch.trim() === '') return notRun(id, { patch_is_None: false, patch_exists: false }, 'empty patch');
+  // the task's environment (SPEC §14): its image as the root, setup on the fresh copy
+  const env = await resolveEnvironment(task);
+  if (env !== null) task = { ...task, repoDir: env.repoDir };
+  const sandbox = environmentSandbox(o.sandbox, env);
   const ws = await createWorkspace(task.repoDir, { owner: o.sandbox.owner, parent: o.tmpDir, repoMB: o.sandbox.options?.repoMB });
   try {
+    const timeoutMs = (o.timeoutSeconds ?? resolveLimits(task.limits, undefined).commandSeconds) * 1000;
+    const setupError = setupFailure(await runSetup(sandbox, ws.repo, env, { timeoutMs, signal: o.signal }));
+    if (setupError !== null) return notRun(id, { patch_is_None: false, patch_exists: true }, setupError);
     try {
       await applyUnifiedDiff(ws.repo, patch);
     } catch (e) {
@@ -90,8 +98,7 @@ export async function evaluatePrediction(task: LoadedLeafTask, prediction: Predi
     }
     // the files the patch wrote are this process's: the sandbox user must own them, as an agent's edits
     if (o.sandbox.owner) await chownTree(ws.repo, o.sandbox.owner);
-    const timeoutMs = (o.timeoutSeconds ?? resolveLimits(task.limits, undefined).commandSeconds) * 1000;
-    const g = await gradeRepo(task, ws.repo, o.sandbox, { timeoutMs, signal: o.signal });
+    const g = await gradeRepo(task, ws.repo, sandbox, { timeoutMs, signal: o.signal });
     const report: InstanceReport = { patch_is_None: false, patch_exists: true, patch_successfully_applied: true, resolved: g.success, tests_status: testsStatus(task.tests, g.tests) };
     const reason = g.success ? undefined : (g.error ?? g.reason ?? 'the tests failed');
     return { instanceId: id, report, ...(reason !== undefined ? { reason } : {}), log: gradingLog(id, task, g), aborted: g.run?.aborted === true };

@@ -21,7 +21,8 @@ export { rolloutTasks, RolloutTasksOptionsSchema, episodeSeed } from './rolloutT
 export type { RolloutProgress, RolloutRecord, RolloutSummary, RolloutTasksOptions } from './rolloutTasks.js';
 export { validateLeafTask, ValidateLeafTaskOptionsSchema } from './validateLeafTasks.js';
 export type { TaskValidation, ValidateLeafTaskOptions } from './validateLeafTasks.js';
-export { loadLeafTasks, parseLeafTask, resolveLimits, LeafTaskSchema, LeafLimitsSchema, DEFAULT_LEAF_LIMITS } from './task.js';
+export { loadLeafTasks, parseLeafTask, resolveLimits, LeafTaskSchema, LeafLimitsSchema, LeafEnvironmentSchema, DEFAULT_LEAF_LIMITS } from './task.js';
+export { resolveEnvironment, environmentSandbox, type ResolvedEnvironment, type EnvironmentRecord, type SetupRecord } from './environment.js';
 export type { LeafLimits, LeafTask, LoadedLeafTask, ResolvedLeafLimits } from './task.js';
 export { createSandbox, SANDBOX_REPO_ROOT } from './sandbox.js';
 export type { Sandbox } from './sandbox.js';
@@ -33,7 +34,7 @@ export type { RunOptions, SandboxOptions } from './sandboxOptions.js';
 export type { CommandResult } from './sandboxProcess.js';
 export { executeToolCall } from './executeToolCall.js';
 export type { ToolCallResult, ToolRunContext } from './executeToolCall.js';
-export { LEAF_TOOL_DEFINITIONS, LEAF_SYSTEM_PROMPT } from './tools.js';
+export { LEAF_TOOL_DEFINITIONS, LEAF_SYSTEM_PROMPT, leafToolDefinitions, leafSystemPrompt } from './tools.js';
 export { COMPACTION_PROMPT, COMPACTION_SEPARATOR, compactionRequest, rebuildHistory } from './compactHistory.js';
 export type { CompactionRequest } from './compactHistory.js';
 export { gradeRepo, writeHiddenFiles, GRADING_ENV } from './grade.js';

@@ -1,3 +1,4 @@
+import type { EnvironmentRecord, SetupRecord } from './environment.js';
 import type { DiffCut } from './repoDiff.js';
 import type { Trajectory } from '../schema/trajectory.js';
 
@@ -43,7 +44,11 @@ export type LeafTrajectory = Trajectory & {
   ignoredChanges?: { path: string; bytes: number }[];
   /** The grading run: exit code, whether it timed out, its output (capped). Absent when not graded. */
   grading?: GradingRecord;
-  /** Why the episode failed to complete (a model that stayed unavailable after the client's retries). */
+  /** The task's environment (SPEC §14): the image's digest (`null` for a plain root folder or none) and the workdir. Absent for a task without `environment`. */
+  environment?: EnvironmentRecord;
+  /** The run of `environment.setup` on the fresh copy before the first turn. Absent without setup. */
+  setup?: SetupRecord;
+  /** Why the episode failed to complete (a model that stayed unavailable after the client's retries, a failing `environment.setup`). */
   error?: string;
 };
 

@@ -26,10 +26,10 @@ function frognanoVersion(): string {
 
 /**
  * The provenance of the records of `task`: its `recordHash`, or, for a task
- * built by hand without one, the hash of its own fields (`repoDir` left out),
+ * built by hand without one, the hash of its own fields (`repoDir` and `imagePath` left out),
  * and frognano's version.
  */
 export function rolloutProvenance(task: LoadedLeafTask): RolloutProvenance {
-  const { repoDir: _dir, recordHash, ...record } = task;
+  const { repoDir: _dir, imagePath: _image, recordHash, ...record } = task;
   return { taskHash: recordHash ?? jsonHash(record), frognano: frognanoVersion() };
 }

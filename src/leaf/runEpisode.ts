@@ -17,8 +17,9 @@ import { type CompactionRecord, type LeafTrajectory, type Termination, TRUNCATIN
 import { SANDBOX_REPO_ROOT, SandboxSchema } from './sandbox.js';
 import { AbortSignalSchema } from './sandboxOptions.js';
 import { LeafLimitsSchema, type LoadedLeafTask, resolveLimits } from './task.js';
-import { LEAF_SYSTEM_PROMPT, LEAF_TOOL_DEFINITIONS } from './tools.js';
+import { leafSystemPrompt, leafToolDefinitions } from './tools.js';
 import { createWorkspace } from './workspace.js';
+import { environmentRecord, environmentSandbox, type ResolvedEnvironment, resolveEnvironment, runSetup, type SetupSnapshot, setupFailure, snapshotAfterSetup } from './environment.js';
 
 /** Options of {@link runEpisode}. */
 export const RunEpisodeOptionsSchema = z
@@ -52,8 +53,8 @@ export const RunEpisodeOptionsSchema = z
         z.object({ window: z.number().int().min(64).optional(), rho: z.number().gt(0).max(1).optional(), alpha: z.number().min(0).lt(1).optional() }).strict(),
       ])
       .default({}),
-    /** The system prompt. Default {@link LEAF_SYSTEM_PROMPT}. */
-    systemPrompt: z.string().min(1).default(LEAF_SYSTEM_PROMPT),
+    /** The system prompt. Default {@link leafSystemPrompt} of the task's workdir (for `/repo`, `LEAF_SYSTEM_PROMPT`). */
+    systemPrompt: z.string().min(1).optional(),
     /** Token counter of messages (a real tokenizer). Default {@link estimateTokens}, re-anchored on each answer's `usage`. */
     countTokens: functionSchema<(messages: readonly Message[]) => number>('(messages) => number').optional(),
     /** Time limit of the grading run in seconds. Default: the episode's `commandSeconds`. */
@@ -132,7 +133,20 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
   const deadline = started + limits.maxSeconds * 1000;
   const timeLeft = (): number => deadline - performance.now();
 
-  const system: Message = { role: 'system', content: o.systemPrompt };
+  const gradingMs = (o.gradingSeconds ?? limits.commandSeconds) * 1000;
+  let env: ResolvedEnvironment | null;
+  try {
+    env = await resolveEnvironment(task);
+  } catch (e) {
+    // an image that cannot be imported or used fails this task's episodes, not the run
+    if (!isFrognanoError(e)) throw e;
+    return { ...emptyTrajectory(task, o.episode, 'error'), error: `environment: ${e.message}` };
+  }
+  const sandbox = environmentSandbox(o.sandbox, env);
+  // the prompt and the tools name where the repo is: the task's workdir (SPEC §14), else /repo
+  const repoRoot = env?.workdir ?? SANDBOX_REPO_ROOT;
+  const toolDefinitions = leafToolDefinitions(repoRoot);
+  const system: Message = { role: 'system', content: o.systemPrompt ?? leafSystemPrompt(repoRoot) };
   const statement: Message = { role: 'user', content: task.statement };
   const log: Message[] = [system, statement];
   let context: Message[] = [system, statement];
@@ -149,8 +163,8 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
   let error: string | undefined;
   const step = (kind: EpisodeStep['kind']): void => o.onStep?.({ kind, taskId: task.id, episode: o.episode, turns });
 
-  const ws = await createWorkspace(task.repoDir, { owner: o.sandbox.owner, parent: o.tmpDir, repoMB: o.sandbox.options?.repoMB });
-  const root = { host: ws.repo, aliases: [SANDBOX_REPO_ROOT, ws.repo] };
+  const ws = await createWorkspace(env?.repoDir ?? task.repoDir, { owner: o.sandbox.owner, parent: o.tmpDir, repoMB: o.sandbox.options?.repoMB });
+  const root = { host: ws.repo, aliases: [...new Set([SANDBOX_REPO_ROOT, repoRoot, ws.repo])] };
   const completion = { seed: o.seed, temperature: o.temperature, topP: o.topP, logprobs: o.logprobs };
 
   /** One model call under the episode's time limit; classifies a failure into a termination. */
@@ -158,7 +172,7 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
     const timer = AbortSignal.timeout(Math.max(1, Math.floor(timeLeft())));
     const signal = o.signal ? AbortSignal.any([o.signal, timer]) : timer;
     try {
-      return await model.chat(messages.map(toWireMessage), { ...completion, maxTokens, signal, ...(withTools ? { tools: LEAF_TOOL_DEFINITIONS } : {}) });
+      return await model.chat(messages.map(toWireMessage), { ...completion, maxTokens, signal, ...(withTools ? { tools: toolDefinitions } : {}) });
     } catch (e) {
       if (o.signal?.aborted) return 'aborted';
       // the episode's own deadline (the timer may fire a moment before the clock reads 0)
@@ -190,7 +204,17 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
   }
 
   let leavePhase: (() => void) | undefined = o.phaseGate ? await o.phaseGate.enterAgent(task.id) : undefined;
+  let setupBase: SetupSnapshot | null = null;
   try {
+    // environment.setup: once on the fresh copy, before the first turn (hidden tests still absent)
+    const setup = await runSetup(sandbox, ws.repo, env, { timeoutMs: gradingMs, signal: o.signal });
+    const setupError = setupFailure(setup);
+    if (setupError !== null) {
+      termination = o.signal?.aborted ? 'aborted' : 'error';
+      error = setupError;
+    }
+    // what setup made is not the agent's change: the diff's base is the repo as setup left it
+    setupBase = await snapshotAfterSetup(ws.repo, setup, o.tmpDir);
     while (termination === null) {
       if (o.signal?.aborted) termination = 'aborted';
       else if (turns >= limits.maxTurns) termination = 'maxTurns';
@@ -242,7 +266,7 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
               : left <= 0
                 ? { content: 'Error: the episode ran out of time before this call', isError: true, durationMs: 0 }
                 : await executeToolCall(
-                    { root, owner: o.sandbox.owner, maxOutputChars: o.sandbox.options.maxOutputChars, sandbox: o.sandbox, commandTimeoutMs: Math.max(1, Math.min(limits.commandSeconds * 1000, left)), signal: o.signal },
+                    { root, owner: o.sandbox.owner, maxOutputChars: o.sandbox.options.maxOutputChars, sandbox, commandTimeoutMs: Math.max(1, Math.min(limits.commandSeconds * 1000, left)), signal: o.signal },
                     tc.name,
                     args,
                   );
@@ -255,25 +279,17 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
       }
     }
 
-    const trajectory: LeafTrajectory = {
-      id: `${task.id}/${o.episode}`,
-      task: { id: task.id, statement: task.statement },
-      messages: log,
-      episode: o.episode,
-      termination,
-      turns,
-      toolCalls,
-      seconds: 0,
-      compactions,
-    };
+    const trajectory: LeafTrajectory = { ...emptyTrajectory(task, o.episode, termination), messages: log, turns, toolCalls, compactions };
+    if (env !== null) trajectory.environment = environmentRecord(env);
+    if (setup !== null) trajectory.setup = setup;
     if (termination === 'error' || termination === 'aborted') {
       if (error !== undefined) trajectory.error = error;
     } else {
-      const gradingMs = (o.gradingSeconds ?? limits.commandSeconds) * 1000;
       leavePhase?.();
       leavePhase = o.phaseGate ? await o.phaseGate.enterGrading(task.id) : undefined;
       const g0 = performance.now();
-      const graded = await gradeRepo(task, ws.repo, o.sandbox, { timeoutMs: gradingMs, signal: o.signal });
+      const base = setupBase?.dir ?? env?.repoDir;
+      const graded = await gradeRepo(base === undefined ? task : { ...task, repoDir: base }, ws.repo, sandbox, { timeoutMs: gradingMs, signal: o.signal });
       if (graded.run?.aborted) trajectory.termination = 'aborted';
       else {
         trajectory.diff = graded.diff;
@@ -295,6 +311,12 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
     return trajectory;
   } finally {
     leavePhase?.();
+    await setupBase?.dispose();
     await ws.dispose();
   }
+}
+
+/** The frame of a trajectory before anything happened (a failed environment fills only this and `error`). */
+function emptyTrajectory(task: LoadedLeafTask, episode: number, termination: Termination): LeafTrajectory {
+  return { id: `${task.id}/${episode}`, task: { id: task.id, statement: task.statement }, messages: [], episode, termination, turns: 0, toolCalls: 0, seconds: 0, compactions: [] };
 }

@@ -6,6 +6,7 @@ import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
 import { canDisableUserns, checkBind, extraBinds, findBwrap, MISSING_BWRAP, nodeBinds, procViews, systemBinds } from './bwrap.js';
 import { type ResolvedSandboxOptions, type RunOptions, RunOptionsSchema, type SandboxOptions, SandboxOptionsSchema } from './sandboxOptions.js';
+import { checkReachable, isRootFolder, rootShell } from './rootfs.js';
 import { type CommandResult, GRADING_ENV, runProcess, SANDBOX_PATH } from './sandboxProcess.js';
 
 // the sandbox's options, result and bwrap lookup, where its users (webjudge, the test helpers) import them from
@@ -27,7 +28,7 @@ export interface Sandbox {
    * when frognano runs as root and the sandbox drops to an unprivileged user), or null.
    */
   readonly owner: { uid: number; gid: number } | null;
-  /** Runs `bash -c command` with `hostRepo` as the working directory (`/repo` inside). */
+  /** Runs `bash -c command` with `hostRepo` as the working directory (`/repo` inside, or `opts.workdir`; over `opts.image` when given). */
   run(hostRepo: string, command: string, opts: RunOptions): Promise<CommandResult>;
 }
 
@@ -73,6 +74,11 @@ let callCounter = 0;
  *   process ignoring SIGTERM cannot outlive it);
  * - what bwrap itself says on stderr after the sandbox started (a bind that
  *   failed) is appended to the output, so it reaches the tool message.
+ * With `RunOptions.image` (a task's `environment.image`, SPEC §14) the image's root
+ * folder is `/`, read-only, instead of the host's system part (no node or
+ * `readOnlyPaths` binds); it must hold bash and the mount points (see `rootfs.ts`);
+ * `RunOptions.workdir` moves the repo copy's mount and the working directory from `/repo`.
+ * Every other rule above holds the same.
  * No seccomp filter is installed: every system call the namespaces allow stays
  * allowed (see docs/leaf.md, "Threat model").
  *
@@ -96,7 +102,11 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
       kind: 'none',
       options: o,
       owner: null,
-      run: async (repo, command, r) => runProcess('bash', ['-c', wrapper(o), 'leaf-sandbox', command], repo, o, parseRunOptions(r), undefined, undefined),
+      run: async (repo, command, r) => {
+        const ro = parseRunOptions(r);
+        if (ro.image !== undefined) throw new FrognanoError(ErrorCode.SANDBOX_UNAVAILABLE, `a task with an environment image (${ro.image}) needs the bubblewrap sandbox: the unsafe mode runs on the host's system`, { fn: 'sandbox.run', field: 'image' });
+        return runProcess('bash', ['-c', wrapper(o), 'leaf-sandbox', command], repo, o, ro, undefined, undefined);
+      },
     };
   }
   const bwrap = findBwrap(o.bwrapPath);
@@ -104,14 +114,57 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
   const owner = isRoot ? { uid: o.uid, gid: o.gid } : null;
   const uid = owner ? owner.uid : typeof process.getuid === 'function' ? process.getuid() : 0;
   const protectedPaths = [{ path: homedir(), what: 'the home folder' }, ...o.protectedPaths.map((p) => ({ path: p, what: 'a protected path (tasks file or workspace folder)' }))];
-  const extra = [...o.readOnlyPaths];
-  const node = nodeBinds();
-  let path = SANDBOX_PATH;
-  if (node !== null) {
-    extra.push(...node.binds);
-    path = `${node.binDir}:${path}`;
-  }
-  for (const p of extra) checkBind(p, protectedPaths);
+  const hostBase = hostRootArgs(o, bwrap, protectedPaths);
+  const imageBases = new Map<string, { base: string[]; shell: string }>();
+  /** The namespace, root and environment part of a call over `image` (checked and made once per image). */
+  const imageBase = (image: string): { base: string[]; shell: string } => {
+    let b = imageBases.get(image);
+    if (b === undefined) {
+      checkBind(image, protectedPaths);
+      if (owner) checkReachable(image, owner);
+      b = { base: imageRootArgs(o, bwrap, image), shell: rootShell(image) };
+      imageBases.set(image, b);
+    }
+    return b;
+  };
+  // fixed views of host-wide counters, one pipe each (fds 4, 5, ...: see runProcess)
+  const views = Object.entries(procViews(o.memoryMB, Math.max(1, availableParallelism())));
+  return {
+    kind: 'bwrap',
+    options: o,
+    owner,
+    async run(hostRepo, command, r) {
+      const ro = parseRunOptions(r);
+      const workdir = ro.workdir ?? SANDBOX_REPO_ROOT;
+      const { base, shell } = ro.image === undefined ? { base: hostBase, shell: '/bin/bash' } : imageBase(ro.image);
+      // a token naming this call in the argv: a kill finds every process of the call by it (see runProcess)
+      const token = `leaf-call-${process.pid}-${++callCounter}-${Math.random().toString(36).slice(2, 10)}`;
+      const args = [...base, '--setenv', 'LEAF_CALL', token];
+      for (const [k, v] of Object.entries(ro.env ?? {})) args.push('--setenv', k, v);
+      args.push('--bind', hostRepo, workdir);
+      args.push(...readOnlyBinds(hostRepo, ro.readOnly ?? [], workdir));
+      views.forEach(([dest], i) => args.push('--ro-bind-data', String(4 + i), dest));
+      args.push('--remount-ro', '/dev', '--remount-ro', '/', '--chdir', workdir, '--', shell, '-c', wrapper(o), 'leaf-sandbox', command);
+      return runProcess(bwrap, args, hostRepo, o, ro, owner ?? undefined, { token, uid, data: views.map(([, text]) => text) });
+    },
+  };
+}
+
+/** The start of every bwrap call: fresh namespaces (no nested user namespace where bwrap can refuse it), no capabilities. */
+function namespaceArgs(bwrap: string): string[] {
+  // --unshare-user with --disable-userns: no nested user namespace (a way to regain capabilities and mount) where bwrap can refuse it
+  const userns = canDisableUserns(bwrap) ? ['--unshare-user', '--disable-userns'] : [];
+  return ['--unshare-all', ...userns, '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'leaf'];
+}
+
+/** `/proc`, `/dev` and the capped tmpfs of every call (`/var/tmp` only where the root has the folder); `/dev` and `/` are remounted read-only per call. */
+function scratchArgs(o: ResolvedSandboxOptions, varTmp: boolean): string[] {
+  const tmp = String(o.tmpMB * 1024 * 1024);
+  return ['--proc', '/proc', '--dev', '/dev', '--size', tmp, '--tmpfs', '/tmp', ...(varTmp ? ['--size', tmp, '--tmpfs', '/var/tmp'] : []), '--size', tmp, '--tmpfs', '/dev/shm'];
+}
+
+/** The cleared environment: frognano's defaults (`path` as PATH, {@link GRADING_ENV}), then the sandbox's `env`. */
+function envArgs(o: ResolvedSandboxOptions, path: string): string[] {
   const env: Record<string, string> = {
     PATH: path,
     HOME: '/tmp',
@@ -123,36 +176,33 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
     ...GRADING_ENV,
     ...o.env,
   };
-  const tmp = String(o.tmpMB * 1024 * 1024);
-  // --unshare-user with --disable-userns: no nested user namespace (a way to regain capabilities and mount) where bwrap can refuse it
-  const userns = canDisableUserns(bwrap) ? ['--unshare-user', '--disable-userns'] : [];
-  const base = ['--unshare-all', ...userns, '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'leaf', ...systemBinds()];
-  // every writable place but the repo copy is a capped tmpfs; /dev and / are remounted read-only per call (below)
-  base.push('--proc', '/proc', '--dev', '/dev', '--size', tmp, '--tmpfs', '/tmp', '--size', tmp, '--tmpfs', '/var/tmp', '--size', tmp, '--tmpfs', '/dev/shm');
+  return ['--clearenv', ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v])];
+}
+
+/** The part of every call over the host's system: its `/usr`, `/etc`, `/bin`, `/lib*` read-only, `readOnlyPaths` and node (checked against `protectedPaths`). */
+function hostRootArgs(o: ResolvedSandboxOptions, bwrap: string, protectedPaths: readonly { path: string; what: string }[]): string[] {
+  const extra = [...o.readOnlyPaths];
+  const node = nodeBinds();
+  let path = SANDBOX_PATH;
+  if (node !== null) {
+    extra.push(...node.binds);
+    path = `${node.binDir}:${path}`;
+  }
+  for (const p of extra) checkBind(p, protectedPaths);
+  const base = [...namespaceArgs(bwrap), ...systemBinds(), ...scratchArgs(o, true)];
   // the extra binds after the tmpfs, so that one under /tmp is not hidden by the private /tmp
   base.push(...extraBinds(extra));
   for (const [target, link] of node?.links ?? []) base.push('--symlink', target, link);
-  base.push('--clearenv');
-  for (const [k, v] of Object.entries(env)) base.push('--setenv', k, v);
-  // fixed views of host-wide counters, one pipe each (fds 4, 5, ...: see runProcess)
-  const views = Object.entries(procViews(o.memoryMB, Math.max(1, availableParallelism())));
-  return {
-    kind: 'bwrap',
-    options: o,
-    owner,
-    async run(hostRepo, command, r) {
-      const ro = parseRunOptions(r);
-      // a token naming this call in the argv: a kill finds every process of the call by it (see runProcess)
-      const token = `leaf-call-${process.pid}-${++callCounter}-${Math.random().toString(36).slice(2, 10)}`;
-      const args = [...base, '--setenv', 'LEAF_CALL', token];
-      for (const [k, v] of Object.entries(ro.env ?? {})) args.push('--setenv', k, v);
-      args.push('--bind', hostRepo, SANDBOX_REPO_ROOT);
-      args.push(...readOnlyBinds(hostRepo, ro.readOnly ?? []));
-      views.forEach(([dest], i) => args.push('--ro-bind-data', String(4 + i), dest));
-      args.push('--remount-ro', '/dev', '--remount-ro', '/', '--chdir', SANDBOX_REPO_ROOT, '--', '/bin/bash', '-c', wrapper(o), 'leaf-sandbox', command);
-      return runProcess(bwrap, args, hostRepo, o, ro, owner ?? undefined, { token, uid, data: views.map(([, text]) => text) });
-    },
-  };
+  return [...base, ...envArgs(o, path)];
+}
+
+/**
+ * The part of every call over an image (SPEC §14): the image's root read-only as `/`,
+ * nothing of the host's system (no `/usr`, `/etc`, node or `readOnlyPaths`), the
+ * usual PATH unless the image's or task's `env` (a call's `env`) sets one.
+ */
+function imageRootArgs(o: ResolvedSandboxOptions, bwrap: string, image: string): string[] {
+  return [...namespaceArgs(bwrap), '--ro-bind', image, '/', ...scratchArgs(o, isRootFolder(image, '/var/tmp')), ...envArgs(o, SANDBOX_PATH)];
 }
 
 /**
@@ -161,14 +211,14 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
  * on the way to one bound over itself, so that it is a mount point (a mount point
  * cannot be renamed or removed: `mv tests tests_old; mkdir tests` fails with EBUSY).
  */
-function readOnlyBinds(hostRepo: string, paths: readonly string[]): string[] {
+function readOnlyBinds(hostRepo: string, paths: readonly string[], workdir: string): string[] {
   const files = paths.map((p) => posix.normalize(p)).filter((p) => !p.startsWith('..') && lstatSync(join(hostRepo, p), { throwIfNoEntry: false })?.isFile());
   const dirs = new Set<string>();
   for (const f of files) for (let d = posix.dirname(f); d !== '.' && d !== '/'; d = posix.dirname(d)) dirs.add(d);
   const args: string[] = [];
   // parents before children: a deeper bind goes on top of the folder bound before it
-  for (const d of [...dirs].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1))) args.push('--bind', join(hostRepo, d), posix.join(SANDBOX_REPO_ROOT, d));
-  for (const f of files) args.push('--ro-bind', join(hostRepo, f), posix.join(SANDBOX_REPO_ROOT, f));
+  for (const d of [...dirs].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1))) args.push('--bind', join(hostRepo, d), posix.join(workdir, d));
+  for (const f of files) args.push('--ro-bind', join(hostRepo, f), posix.join(workdir, f));
   return args;
 }
 

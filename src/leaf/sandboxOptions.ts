@@ -64,6 +64,19 @@ export type ResolvedSandboxOptions = z.output<typeof SandboxOptionsSchema>;
 /** The `AbortSignal` option (`signal` of `Sandbox.run`, `runEpisode`, `validateLeafTask`): the one of `errors`. @internal */
 export { AbortSignalSchema };
 
+/** Folders of the sandbox's own mounts: no workdir may be one of them or inside one. */
+const SYSTEM_MOUNTS = ['/proc', '/dev', '/tmp', '/var/tmp', '/sys'];
+
+/**
+ * A workdir (`environment.workdir`, `Sandbox.run`'s `workdir`): absolute, normalised
+ * (no `.`, `..`, `//` or trailing `/`), not `/` and not inside the sandbox's own mounts.
+ * @internal
+ */
+export const WorkdirSchema = z
+  .string()
+  .refine((w) => /^(\/[^/\0]+)+$/.test(w) && !w.split('/').some((c) => c === '.' || c === '..'), 'must be an absolute, normalised path other than / (e.g. "/repo")')
+  .refine((w) => !SYSTEM_MOUNTS.some((m) => w === m || w.startsWith(`${m}/`)), `must not be inside ${SYSTEM_MOUNTS.join(', ')} (the sandbox's own mounts)`);
+
 /** Per-command options of `Sandbox.run`. */
 export const RunOptionsSchema = z
   .object({
@@ -81,6 +94,16 @@ export const RunOptionsSchema = z
     maxOutputChars: z.number().int().min(200).optional(),
     /** Extra environment variables of this call (grading: `PYTHONPYCACHEPREFIX`). Default none. */
     env: z.record(z.string(), z.string()).optional(),
+    /**
+     * A root filesystem folder (an unpacked image, SPEC §14) that is the call's `/`,
+     * read-only, instead of the host's `/usr`, `/etc`, `/bin`, `/lib*` (and node,
+     * and `readOnlyPaths`). It must hold bash (`/bin/bash` or `/usr/bin/bash`) and
+     * the mount points `/proc`, `/dev`, `/tmp` and `workdir` (folders); `/var/tmp`
+     * gets its tmpfs only when the image has the folder. Default: the host's system.
+     */
+    image: z.string().min(1).optional(),
+    /** Where the repo copy is mounted and the command starts (absolute). Default `/repo`. */
+    workdir: WorkdirSchema.optional(),
   })
   .strict();
 /** Per-command options of `Sandbox.run` as the caller writes them. */

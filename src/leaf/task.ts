@@ -5,6 +5,7 @@ import { describeValue } from '../errors/describeValue.js';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseWith } from '../errors/validate.js';
 import { jsonHash } from './canonicalJson.js';
+import { WorkdirSchema } from './sandboxOptions.js';
 import { taskRecords } from './taskRecords.js';
 
 /** SPEC §12 defaults of an episode's limits. */
@@ -51,14 +52,37 @@ const HiddenFiles = z.record(z.string(), z.string()).superRefine((files, ctx) =>
   }
 });
 
+/** A task's `environment` (SPEC §14). */
+export const LeafEnvironmentSchema = z
+  .object({
+    /**
+     * A root filesystem, relative to the tasks file's folder (or absolute): an image archive
+     * (`docker save`, OCI archive) or an OCI layout folder, imported into a cache once; any other
+     * folder is an unpacked root filesystem used in place. The sandbox's `/`, read-only.
+     */
+    image: z.string().min(1).optional(),
+    /** Where the repo copy is mounted and commands start. Default the image config's `WorkingDir`, else `/repo`. */
+    workdir: WorkdirSchema.optional(),
+    /** Variables of every call and of grading, over frognano's defaults and the image's `Env` (PATH included). */
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name'), z.string()).optional(),
+    /** Shell commands run once on each fresh repo copy before the first turn (no network, the same sandbox). */
+    setup: z.string().min(1).optional(),
+  })
+  .strict();
+/** A task's `environment`. */
+export type LeafEnvironment = z.infer<typeof LeafEnvironmentSchema>;
+
 /** One task record (SPEC §12): a line of the tasks JSONL file (or an element of its JSON array). Unknown fields are kept. */
 export const LeafTaskSchema = z.looseObject({
   /** Task id, unique in the file. */
   id: z.string().min(1),
   /** The issue text the agent sees. */
   statement: z.string().min(1),
-  /** The repository folder, relative to the tasks file's folder (or absolute); copied afresh for every episode. */
-  repo: z.string().min(1),
+  /**
+   * The repository folder, relative to the tasks file's folder (or absolute); copied afresh for every
+   * episode. Optional with `environment.image`: the repo is then the image's `workdir` folder (SPEC §14).
+   */
+  repo: z.string().min(1).optional(),
   /** Grading. */
   tests: z
     .object({
@@ -94,14 +118,24 @@ export const LeafTaskSchema = z.looseObject({
   referencePatch: z.string().optional(),
   /** Per-task limits (override the run's defaults). */
   limits: LeafLimitsSchema.optional(),
+  /** Where the commands run (SPEC §14): an image as the sandbox's root, the repo's place, variables, a set-up. */
+  environment: LeafEnvironmentSchema.optional(),
+}).superRefine((t, ctx) => {
+  if (t.repo === undefined && t.environment?.image === undefined) ctx.addIssue({ code: 'custom', path: ['repo'], message: 'repo is required (a string) unless environment.image is given', params: { code: ErrorCode.INVALID_TYPE } });
 });
 /** One task record. */
 export type LeafTask = z.infer<typeof LeafTaskSchema>;
 
 /** A task with its repository resolved to an absolute folder. */
 export type LoadedLeafTask = LeafTask & {
-  /** The absolute path of the task's repository folder. */
+  /**
+   * The absolute path of the task's repository folder. For a task with `environment.image`
+   * and no `repo`: the image's workdir folder once known (`resolveEnvironment` sets it;
+   * `''` until then for an archive).
+   */
   repoDir: string;
+  /** The absolute path of `environment.image`, resolved against the tasks file's folder. */
+  imagePath?: string;
   /**
    * `sha256:<hex>` of the canonical JSON (keys sorted at every depth, no
    * whitespace) of the record as the tasks file holds it: the same record hashes
@@ -124,7 +158,11 @@ export function parseLeafTask(value: unknown, baseDir: string, where = 'task'): 
 
 /** The parsed task `t` of record `value`, with its repo resolved against `baseDir` and the record's hash. */
 function loaded(t: LeafTask, value: unknown, baseDir: string): LoadedLeafTask {
-  return { ...t, repoDir: isAbsolute(t.repo) ? t.repo : resolve(baseDir, t.repo), recordHash: jsonHash(value) };
+  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(baseDir, p));
+  const image = t.environment?.image;
+  const out: LoadedLeafTask = { ...t, repoDir: t.repo !== undefined ? abs(t.repo) : '', recordHash: jsonHash(value) };
+  if (image !== undefined) out.imagePath = abs(image);
+  return out;
 }
 
 /**
@@ -180,6 +218,14 @@ export async function loadLeafTasks(file: string): Promise<LoadedLeafTask[]> {
     const first = seen.get(t.id);
     if (first !== undefined) throw new FrognanoError(ErrorCode.INVALID_TYPE, `${file} ${where}: id: duplicate task id ${JSON.stringify(t.id)} (${first} has it too)`, { fn, field: `${where}.id` });
     seen.set(t.id, where);
+    if (t.imagePath !== undefined && !(await stat(t.imagePath).catch(() => null))) {
+      throw new FrognanoError(ErrorCode.INVALID_TYPE, `${file} ${where}: environment.image ${JSON.stringify(t.environment!.image)} does not exist (resolved to ${t.imagePath})`, { fn, field: `${where}.environment.image` });
+    }
+    // without repo, the image's workdir: known once the image is resolved (resolveEnvironment)
+    if (t.repo === undefined) {
+      tasks.push(t);
+      continue;
+    }
     const st = await stat(t.repoDir).catch(() => null);
     if (!st?.isDirectory()) {
       throw new FrognanoError(ErrorCode.INVALID_TYPE, `${file} ${where}: repo ${JSON.stringify(t.repo)} is not a folder (resolved to ${t.repoDir})`, { fn, field: `${where}.repo` });

@@ -10,6 +10,8 @@ import { SandboxSchema } from './sandbox.js';
 import { AbortSignalSchema } from './sandboxOptions.js';
 import { type LoadedLeafTask, resolveLimits } from './task.js';
 import { chownTree, createWorkspace } from './workspace.js';
+import { environmentSandbox, resolveEnvironment, runSetup, setupFailure } from './environment.js';
+import { isFrognanoError } from '../errors/FrognanoError.js';
 
 /** One line of `frognano validate-tasks` (SPEC §12). */
 export interface TaskValidation {
@@ -99,9 +101,21 @@ export async function validateLeafTask(task: LoadedLeafTask, opts: ValidateLeafT
   const o = parseOptions('validateLeafTask', ValidateLeafTaskOptionsSchema, opts);
   const timeoutMs = (o.timeoutSeconds ?? resolveLimits(task.limits, undefined).commandSeconds) * 1000;
   if (task.referencePatch === undefined || task.referencePatch.trim() === '') return { id: task.id, valid: false, reason: 'no referencePatch to validate against' };
+  let env;
+  try {
+    env = await resolveEnvironment(task);
+  } catch (e) {
+    if (!isFrognanoError(e)) throw e;
+    return { id: task.id, valid: false, reason: `environment: ${e.message}` };
+  }
+  if (env !== null) task = { ...task, repoDir: env.repoDir };
+  const sandbox = environmentSandbox(o.sandbox, env);
   const run = async (patched: boolean): Promise<SideResult> => {
     const ws = await createWorkspace(task.repoDir, { owner: o.sandbox.owner, parent: o.tmpDir, repoMB: o.sandbox.options?.repoMB });
     try {
+      // environment.setup on the fresh copy, as before an episode's first turn (SPEC §14: a failing one makes the task invalid)
+      const setupError = setupFailure(await runSetup(sandbox, ws.repo, env, { timeoutMs, signal: o.signal }));
+      if (setupError !== null) return setupError;
       if (patched) {
         try {
           await applyUnifiedDiff(ws.repo, task.referencePatch!);
@@ -120,7 +134,7 @@ export async function validateLeafTask(task: LoadedLeafTask, opts: ValidateLeafT
       }
       if (o.sandbox.owner) await chownTree(ws.repo, o.sandbox.owner);
       const readOnly = [...new Set([...Object.keys(task.tests.files ?? {}), ...written])];
-      return await runGradingTests(task, ws.repo, o.sandbox, { timeoutMs, signal: o.signal, readOnly });
+      return await runGradingTests(task, ws.repo, sandbox, { timeoutMs, signal: o.signal, readOnly });
     } finally {
       await ws.dispose();
     }
