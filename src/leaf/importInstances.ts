@@ -10,6 +10,8 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import { importImage } from './image/index.js';
+import { copyImageWorkdir, findInstanceImage, imageTaskEnv, SWE_BENCH_WORKDIR } from './instanceImage.js';
 import { djangoTestId, SWE_BENCH_SPECS, testDirectives } from './sweBenchSpecs.js';
 import type { TestLogFormat } from './testLogs/index.js';
 
@@ -18,11 +20,16 @@ export interface ImportInstancesOptions {
   /** `swebench` (default) or `swesmith`. */
   format?: ImportFormat;
   instances: string;
-  repos: string;
+  /** The folder of git clones (`owner__name` or `owner/name`); needed unless every instance's image is in {@link images}. */
+  repos?: string;
   out: string;
   reposOut?: string;
   testCommand?: string;
   log?: TestLogFormat;
+  /** `--images`: a folder of instance images (`<name>.tar` or a folder `<name>`, see findInstanceImage); found ones become `environment`. */
+  images?: string;
+  /** The image cache folder (importImage's `cacheDir`); default its own. */
+  imageCache?: string;
 }
 
 /** The instance formats: SWE-bench's (also SWE-Gym, SWE-rebench) and SWE-smith's. */
@@ -146,6 +153,46 @@ async function applyBug(target: string, patch: string, hidden: string[]): Promis
   }
 }
 
+/** The clone of `repo` in `repos` (`owner__name` or `owner/name`) that holds `base`. */
+async function findClone(repos: string | undefined, repo: string, base: string): Promise<string> {
+  if (repos === undefined) throw new Error(`no image of this instance in --images, and no --repos to find a clone of ${repo} in`);
+  let clone: string | undefined;
+  for (const c of [join(repos, repo.replace('/', '__')), join(repos, repo)]) {
+    if ((await stat(c).catch(() => null))?.isDirectory()) { clone = c; break; }
+  }
+  if (!clone) throw new Error(`no clone of ${repo} in ${repos} (looked for ${repo.replace('/', '__')} and ${repo})`);
+  if (!/^[0-9a-f]{4,64}$/i.test(base) || (await run('git', ['-C', clone, 'cat-file', '-e', `${base}^{commit}`])).code !== 0) {
+    throw new Error(`base_commit ${base} is not in the clone ${clone}`);
+  }
+  return clone;
+}
+
+/** Writes the tree of `base` in `clone` to the new folder `target` (a scratch index: the clone is not touched). */
+async function checkoutBase(clone: string, base: string, target: string): Promise<void> {
+  await mkdir(target, { recursive: true });
+  const tmp = await mkdtemp(join(tmpdir(), 'frognano-import-'));
+  try {
+    const env = { GIT_INDEX_FILE: join(tmp, 'index') };
+    const rt = await run('git', ['-C', clone, 'read-tree', base], { env });
+    if (rt.code !== 0) throw new Error(`git read-tree ${base}: ${rt.stderr.trim()}`);
+    const co = await run('git', ['-C', clone, `--work-tree=${resolve(target)}`, 'checkout-index', '-a', '-f'], { env });
+    if (co.code !== 0) throw new Error(`git checkout-index: ${co.stderr.trim()}`);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Makes `target` a new git repository with one commit of everything in it (fixed identity and date), and checks it has exactly one. */
+async function commitOne(target: string, message: string): Promise<void> {
+  const steps: string[][] = [['-c', 'init.defaultBranch=main', 'init', '-q', '--template=', '.'], ['add', '-A', '-f'], ['-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', message]];
+  for (const s of steps) {
+    const r = await run('git', s, { cwd: target, env: COMMIT_ENV });
+    if (r.code !== 0) throw new Error(`git ${s.join(' ')}: ${r.stderr.trim()}`);
+  }
+  const count = (await run('git', ['rev-list', '--all', '--count'], { cwd: target })).stdout.trim();
+  if (count !== '1') throw new Error(`the new repository has ${count} commits, not 1`);
+}
+
 async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: string, reposOut: string): Promise<Record<string, unknown>> {
   if (typeof raw !== 'object' || raw === null) throw new Error('not an object');
   const inst = { ...(raw as Record<string, unknown>) };
@@ -167,45 +214,32 @@ async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: str
   const hidden = smith ? failToPassFiles(idList(inst.FAIL_TO_PASS, 'FAIL_TO_PASS')) : [];
   const given = testCommand(inst, [...failToPass, ...passToPass], opts.testCommand, hidden);
   const command = opts.log === undefined && spec?.wrapCommand ? spec.wrapCommand(given) : given;
-  let clone: string | undefined;
-  for (const c of [join(opts.repos, repo.replace('/', '__')), join(opts.repos, repo)]) {
-    if ((await stat(c).catch(() => null))?.isDirectory()) { clone = c; break; }
-  }
-  if (!clone) throw new Error(`no clone of ${repo} in ${opts.repos} (looked for ${repo.replace('/', '__')} and ${repo})`);
-  if (!/^[0-9a-f]{4,64}$/i.test(base) || (await run('git', ['-C', clone, 'cat-file', '-e', `${base}^{commit}`])).code !== 0) {
-    throw new Error(`base_commit ${base} is not in the clone ${clone}`);
-  }
+  const imagePath = opts.images === undefined ? undefined : await findInstanceImage(opts.images, inst as { instance_id: string });
+  const image = imagePath === undefined ? undefined : await importImage(imagePath, { workdir: SWE_BENCH_WORKDIR, ...(opts.imageCache ? { cacheDir: opts.imageCache } : {}) });
+  // a SWE-bench image's /testbed is the repository, built in place: it is the tree (swesmith still needs the clone for its bug)
+  const fromImage = image !== undefined && !smith;
+  const clone = fromImage ? undefined : await findClone(opts.repos, repo, base);
   const target = join(reposOut, id);
   await rm(target, { recursive: true, force: true });
-  await mkdir(target, { recursive: true });
   let bug: { referencePatch: string; files: Record<string, string> } | undefined;
   try {
-    const tmp = await mkdtemp(join(tmpdir(), 'frognano-import-'));
-    try {
-      const env = { GIT_INDEX_FILE: join(tmp, 'index') };
-      const rt = await run('git', ['-C', clone, 'read-tree', base], { env });
-      if (rt.code !== 0) throw new Error(`git read-tree ${base}: ${rt.stderr.trim()}`);
-      const co = await run('git', ['-C', clone, `--work-tree=${resolve(target)}`, 'checkout-index', '-a', '-f'], { env });
-      if (co.code !== 0) throw new Error(`git checkout-index: ${co.stderr.trim()}`);
-    } finally {
-      await rm(tmp, { recursive: true, force: true });
-    }
+    if (fromImage) await copyImageWorkdir(image.root, SWE_BENCH_WORKDIR, target);
+    else await checkoutBase(clone!, base, target);
     if (!smith || (inst.test_patch as string).trim() !== '') {
       const check = await run('git', ['apply', '--check', '-'], { cwd: target, input: inst.test_patch as string });
-      if (check.code !== 0) throw new Error(`test_patch does not apply to base_commit ${base}: ${check.stderr.trim()}`);
+      if (check.code !== 0) throw new Error(`test_patch does not apply to ${fromImage ? `the image's ${SWE_BENCH_WORKDIR}` : `base_commit ${base}`}: ${check.stderr.trim()}`);
     }
     if (smith) bug = await applyBug(target, inst.patch as string, hidden);
-    const steps: string[][] = [['-c', 'init.defaultBranch=main', 'init', '-q', '--template=', '.'], ['add', '-A', '-f'], ['-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', smith ? `${repo} at ${base} with ${id}'s bug` : `${repo} at ${base} (${id})`]];
-    for (const s of steps) {
-      const r = await run('git', s, { cwd: target, env: COMMIT_ENV });
-      if (r.code !== 0) throw new Error(`git ${s.join(' ')}: ${r.stderr.trim()}`);
-    }
-    const count = (await run('git', ['rev-list', '--all', '--count'], { cwd: target })).stdout.trim();
-    if (count !== '1') throw new Error(`the new repository has ${count} commits, not 1`);
+    await commitOne(target, smith ? `${repo} at ${base} with ${id}'s bug` : `${repo} at ${base} (${id})`);
   } catch (e) {
     await rm(target, { recursive: true, force: true });
     throw e;
   }
+  const environment = image === undefined || imagePath === undefined ? undefined : {
+    image: relative(outDir, resolve(imagePath)) || '.',
+    workdir: SWE_BENCH_WORKDIR,
+    ...(await imageTaskEnv(image.root).then((env) => (env ? { env } : {}))),
+  };
   const testPatch = inst.test_patch as string;
   return {
     id,
@@ -218,6 +252,7 @@ async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: str
       failToPass, passToPass,
     },
     referencePatch: bug ? bug.referencePatch : inst.patch,
+    ...(environment ? { environment } : {}),
   };
 }
 
