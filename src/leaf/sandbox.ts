@@ -6,7 +6,7 @@ import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { parseOptions } from '../errors/validate.js';
 import { canDisableUserns, checkBind, extraBinds, findBwrap, MISSING_BWRAP, nodeBinds, procViews, systemBinds } from './bwrap.js';
 import { type ResolvedSandboxOptions, type RunOptions, RunOptionsSchema, type SandboxOptions, SandboxOptionsSchema } from './sandboxOptions.js';
-import { checkReachable, isRootFolder, rootShell } from './rootfs.js';
+import { checkReachable, ensureMountPoints, isRootFolder, rootShell } from './rootfs.js';
 import { type CommandResult, GRADING_ENV, runProcess, SANDBOX_PATH } from './sandboxProcess.js';
 
 // the sandbox's options, result and bwrap lookup, where its users (webjudge, the test helpers) import them from
@@ -116,14 +116,25 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
   const protectedPaths = [{ path: homedir(), what: 'the home folder' }, ...o.protectedPaths.map((p) => ({ path: p, what: 'a protected path (tasks file or workspace folder)' }))];
   const hostBase = hostRootArgs(o, bwrap, protectedPaths);
   const imageBases = new Map<string, { base: string[]; shell: string }>();
-  /** The namespace, root and environment part of a call over `image` (checked and made once per image). */
-  const imageBase = (image: string): { base: string[]; shell: string } => {
+  /** The (image, workdir) pairs whose mount points were checked. */
+  const mountChecked = new Set<string>();
+  /**
+   * The namespace, root and environment part of a call over `image` (checked and made once per image);
+   * its mount points (`/proc`, `/dev`, `/tmp`, `workdir`) checked, never created, once per (image, workdir):
+   * a direct call must not silently lose its /tmp to a link in the image.
+   */
+  const imageBase = (image: string, workdir: string): { base: string[]; shell: string } => {
     let b = imageBases.get(image);
     if (b === undefined) {
       checkBind(image, protectedPaths);
       if (owner) checkReachable(image, owner);
       b = { base: imageRootArgs(o, bwrap, image), shell: rootShell(image) };
       imageBases.set(image, b);
+    }
+    const key = `${image}\0${workdir}`;
+    if (!mountChecked.has(key)) {
+      ensureMountPoints(image, workdir, false);
+      mountChecked.add(key);
     }
     return b;
   };
@@ -136,7 +147,7 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
     async run(hostRepo, command, r) {
       const ro = parseRunOptions(r);
       const workdir = ro.workdir ?? SANDBOX_REPO_ROOT;
-      const { base, shell } = ro.image === undefined ? { base: hostBase, shell: '/bin/bash' } : imageBase(ro.image);
+      const { base, shell } = ro.image === undefined ? { base: hostBase, shell: '/bin/bash' } : imageBase(ro.image, workdir);
       // a token naming this call in the argv: a kill finds every process of the call by it (see runProcess)
       const token = `leaf-call-${process.pid}-${++callCounter}-${Math.random().toString(36).slice(2, 10)}`;
       const args = [...base, '--setenv', 'LEAF_CALL', token];

@@ -4,7 +4,7 @@
  * repo copy writable at the workdir, every §12 guarantee kept; `environment.setup`,
  * the environment's record, and a full episode with grading and validation in it.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chownSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, chownSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,11 +82,20 @@ describe.skipIf(!hasBwrap() || !hasImageTools())('sandbox over an image', () => 
     expect((await run('echo $PATH')).output).toBe('/usr/local/bin:/usr/bin:/bin\n');
   });
 
-  it('surfaces what bwrap says when a mount point is missing in the read-only image', async () => {
-    const r = await run('echo never', { workdir: '/nowhere' });
-    expect(r.exitCode).not.toBe(0);
-    expect(r.output).toMatch(/^bwrap: .*\/nowhere.*Read-only file system/m);
-    expect(r.output).not.toContain('never');
+  it('refuses a workdir missing in the read-only image before bwrap starts, naming it (a direct call checks the mount points)', async () => {
+    await expectFrognanoErrorAsync(() => run('echo never', { workdir: '/nowhere' }), 'SANDBOX_UNAVAILABLE', image, 'mount point /nowhere is missing');
+  });
+
+  it('refuses, on a direct sandbox.run, an image whose /tmp is a symlink (no call goes without its /tmp tmpfs)', async () => {
+    const linked = buildImageRoot({ parent: work, noMountPoints: true });
+    for (const d of ['proc', 'dev', 'repo', 'elsewhere']) mkdirSync(join(linked, d), { mode: 0o755 });
+    symlinkSync('/elsewhere', join(linked, 'tmp'));
+    await expectFrognanoErrorAsync(() => sandbox.run(repo, 'echo never', { ...T, image: linked }), 'SANDBOX_UNAVAILABLE', linked, 'mount point /tmp is not a folder', 'symbolic link');
+    // refused every time (the check is cached only when it passes), and fixed once /tmp is a folder
+    await expectFrognanoErrorAsync(() => sandbox.run(repo, 'echo never', { ...T, image: linked }), 'SANDBOX_UNAVAILABLE', 'mount point /tmp');
+    rmSync(join(linked, 'tmp'));
+    mkdirSync(join(linked, 'tmp'), { mode: 0o755 });
+    expect((await sandbox.run(repo, 'echo ok > /tmp/x && cat /tmp/x', { ...T, image: linked })).output).toBe('ok\n');
   });
 
   it('refuses an image without bash, naming it', async () => {

@@ -10,12 +10,23 @@
  * entries can be written); owners are not kept (the sandbox maps one user);
  * regular files keep their mtime. Nothing is followed: every parent is
  * checked by {@link safeFolder}, a file is created with `O_EXCL | O_NOFOLLOW`.
+ *
+ * Bounds (over all layers, see {@link UnpackLimits}): `maxBytes` counts every
+ * entry that takes disk: a regular file its declared size (checked from its
+ * header, before its data is read), a folder, symlink or hard link
+ * {@link ENTRY_CHARGE} bytes plus its link target's length. The tar streams
+ * themselves (decompressed) may hold at most `maxBytes` plus
+ * {@link TAR_LAYER_ALLOWANCE} per layer and {@link TAR_ENTRY_ALLOWANCE} per
+ * entry read (headers, long-name and pax records, padding): a compression bomb
+ * (zeros after the archive's end, say) stops there, its decompression cut
+ * short. A layer refused that way fails before its digest is checked; that is
+ * fine, as the import fails anyway.
  * @module
  */
 import { constants } from 'node:fs';
 import { chmod, type FileHandle, link, lstat, mkdir, open, readdir, rm, symlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { extract, type Header } from 'tar-stream';
 import { FrognanoError } from '../../errors/index.js';
@@ -24,9 +35,22 @@ import { entryComponents, safeFolder } from './entryPath.js';
 import { imageError } from './imageError.js';
 import { describeStreamError, type LayerDigestCheck, layerTransforms } from './layerStream.js';
 
+/** What a folder, symlink or hard link entry counts against `maxBytes` (one block), besides its link target's length. */
+export const ENTRY_CHARGE = 4096;
+/** The decompressed tar bytes allowed per layer beyond `maxBytes` (the end-of-archive blocks, a blocking factor's padding, the read-ahead). */
+export const TAR_LAYER_ALLOWANCE = 1024 * 1024;
+/** The decompressed tar bytes allowed per entry beyond `maxBytes` (its header, long-name or pax records, padding). */
+export const TAR_ENTRY_ALLOWANCE = 16 * 1024;
+
 /** The limits of one import, over all its layers. */
 export interface UnpackLimits {
-  /** Most bytes of file content in all (each entry's declared size is checked before its data is read). */
+  /**
+   * Most bytes the unpacked root may take: each regular file's declared size
+   * (checked before its data is read) plus {@link ENTRY_CHARGE} and the link
+   * target's length per folder, symlink or hard link. The decompressed tar
+   * streams may hold this plus the allowances ({@link TAR_LAYER_ALLOWANCE},
+   * {@link TAR_ENTRY_ALLOWANCE}).
+   */
   maxBytes: number;
   /** Most tar entries in all. */
   maxEntries: number;
@@ -36,7 +60,14 @@ export interface UnpackLimits {
 export interface UnpackTotals {
   entries: number;
   files: number;
+  /** Bytes of file content written. */
   bytes: number;
+  /** Bytes counted against `maxBytes` (file content, plus {@link ENTRY_CHARGE} and the target's length per folder or link). */
+  charged: number;
+  /** Decompressed tar bytes read, all layers together. */
+  tarBytes: number;
+  /** Layers started. */
+  layers: number;
   skipped: number;
 }
 
@@ -60,8 +91,10 @@ interface LayerContext {
 export async function applyLayer(root: string, layer: LayerSource, limits: UnpackLimits, totals: UnpackTotals): Promise<void> {
   const ctx: LayerContext = { root, limits, totals, written: new Set() };
   const where = `layer ${layer.label}`;
+  totals.layers++;
   const ex = extract();
-  const stages = [openRange(layer.range), ...(await layerTransforms(layer.range, layer.check, where)), ex as unknown as NodeJS.WritableStream];
+  const cap = tarCap(ctx, where);
+  const stages = [openRange(layer.range), ...(await layerTransforms(layer.range, layer.check, where)), cap.stream, ex as unknown as NodeJS.WritableStream];
   const piping = pipeline(stages);
   piping.catch(() => {});
   try {
@@ -76,9 +109,43 @@ export async function applyLayer(root: string, layer: LayerSource, limits: Unpac
     }
     await piping;
   } catch (e) {
+    // past the cap, the entry being read fails as a cut-off stream: the cap's own error says why
+    if (cap.error) throw cap.error;
     if (e instanceof FrognanoError) throw e;
     throw imageError(`${where}: ${describeStreamError(e)}`, e);
   }
+}
+
+/** The most decompressed tar bytes the import may read so far: `maxBytes` plus the allowances of the layers started and the entries read. */
+const tarLimit = (ctx: LayerContext): number => ctx.limits.maxBytes + TAR_LAYER_ALLOWANCE * ctx.totals.layers + TAR_ENTRY_ALLOWANCE * ctx.totals.entries;
+
+/** A pass-through counting the decompressed tar bytes; past {@link tarLimit} it fails (and the decompression upstream stops). */
+function tarCap(ctx: LayerContext, where: string): { stream: Transform; error?: FrognanoError } {
+  const cap: { stream: Transform; error?: FrognanoError } = {
+    stream: new Transform({
+      transform(chunk: Buffer, _enc, cb: TransformCallback) {
+        ctx.totals.tarBytes += chunk.length;
+        const limit = tarLimit(ctx);
+        if (ctx.totals.tarBytes <= limit) return cb(null, chunk);
+        cap.error = imageError(
+          `${where}: the layers' tar data (decompressed) passes ${limit} bytes: more than opts.maxBytes (${ctx.limits.maxBytes}) allows with ${TAR_LAYER_ALLOWANCE} per layer and ${TAR_ENTRY_ALLOWANCE} per entry for headers and padding (a compression bomb?)`,
+        );
+        cb(cap.error);
+      },
+    }),
+  };
+  return cap;
+}
+
+/** Counts `n` bytes of `what` against `maxBytes`, else `IMAGE_INVALID` (nothing is written then). */
+function charge(ctx: LayerContext, n: number, what: string, where: string): void {
+  const { maxBytes } = ctx.limits;
+  if (n > maxBytes - ctx.totals.charged) {
+    throw imageError(
+      `${where}: ${what} (${n} bytes) would take the image past its limit of ${maxBytes} bytes (opts.maxBytes; ${ctx.totals.charged} already counted: file content, plus ${ENTRY_CHARGE} per folder or link and the link's target)`,
+    );
+  }
+  ctx.totals.charged += n;
 }
 
 /** Reads an entry's data to its end (entries that write none). */
@@ -109,12 +176,15 @@ async function writeEntry(ctx: LayerContext, comps: readonly string[], h: Header
       await writeFile(ctx, comps, h, data, where);
       return true;
     case 'directory':
+      charge(ctx, ENTRY_CHARGE, 'a folder', where);
       await makeFolder(ctx, comps, h, where);
       break;
     case 'symlink':
+      charge(ctx, ENTRY_CHARGE + Buffer.byteLength(h.linkname ?? ''), 'a symlink', where);
       await makeSymlink(ctx, comps, h, where);
       break;
     case 'link':
+      charge(ctx, ENTRY_CHARGE + Buffer.byteLength(h.linkname ?? ''), 'a hard link', where);
       await makeHardLink(ctx, comps, h, where);
       break;
     default:
@@ -140,10 +210,7 @@ async function prepareTarget(ctx: LayerContext, comps: readonly string[], where:
 
 /** A regular file: its size checked against the limit before any byte is read. */
 async function writeFile(ctx: LayerContext, comps: readonly string[], h: Header, data: Readable, where: string): Promise<void> {
-  const { maxBytes } = ctx.limits;
-  if (h.size > maxBytes - ctx.totals.bytes) {
-    throw imageError(`${where}: ${h.size} bytes would take the image past its limit of ${maxBytes} bytes (opts.maxBytes; ${ctx.totals.bytes} already unpacked)`);
-  }
+  charge(ctx, h.size ?? 0, 'a file', where);
   const target = await prepareTarget(ctx, comps, where);
   const fh = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {

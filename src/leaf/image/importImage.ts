@@ -8,9 +8,13 @@
  * magic bytes). A plain folder without `oci-layout` is not an image: the
  * sandbox uses such a root folder in place.
  *
- * Limits (over all layers): `maxBytes` of file content (default 8 GiB; each
- * entry's declared size is checked before its data is read) and `maxEntries`
- * tar entries (default 2,000,000). Any failure is `IMAGE_INVALID` naming the
+ * Limits (over all layers): `maxBytes` (default 8 GiB) bounds the disk the
+ * root takes: each regular file counts its declared size (checked before its
+ * data is read), each folder, symlink and hard link 4096 bytes plus its link
+ * target's length; the decompressed tar streams may hold at most `maxBytes`
+ * plus 1 MiB per layer and 16 KiB per entry (headers, padding), so a
+ * compression bomb stops there; `maxEntries` tar entries (default 2,000,000);
+ * `maxLayers` layers (default 500; Docker itself stops at 125). Any failure is `IMAGE_INVALID` naming the
  * source, the layer and the entry; the partial root is removed and nothing is
  * ever written outside the cache folder.
  * @module
@@ -35,16 +39,24 @@ export type { CachedImage, ImportedImage } from './imageCache.js';
 export const DEFAULT_IMAGE_MAX_BYTES = 8 * 1024 ** 3;
 /** Default `maxEntries`: 2,000,000 tar entries. */
 export const DEFAULT_IMAGE_MAX_ENTRIES = 2_000_000;
+/** Default `maxLayers`: 500 layers (Docker's own limit is 125 or so; OCI images rarely pass 127). */
+export const DEFAULT_IMAGE_MAX_LAYERS = 500;
 
 /** Options of {@link importImage}. */
 export const ImportImageOptionsSchema = z
   .object({
     /** The cache folder. Default `$FROGNANO_IMAGE_CACHE`, else `/var/cache/frognano/images` for root, else `$XDG_CACHE_HOME/frognano/images`, else `~/.cache/frognano/images`. */
     cacheDir: z.string().min(1).optional(),
-    /** Most bytes of file content in all layers together. Default 8 GiB. */
+    /**
+     * Most bytes the root may take, all layers together: file content, plus 4096
+     * per folder, symlink or hard link and its target's length (the decompressed
+     * tar may hold this plus 1 MiB per layer and 16 KiB per entry). Default 8 GiB.
+     */
     maxBytes: z.number().int().min(0).optional(),
     /** Most tar entries in all layers together. Default 2,000,000. */
     maxEntries: z.number().int().min(1).optional(),
+    /** Most layers. Default 500. */
+    maxLayers: z.number().int().min(1).optional(),
     /** An absolute path created as an empty folder in the root when missing (default: the config's `WorkingDir`). */
     workdir: z.string().startsWith('/').optional(),
   })
@@ -71,11 +83,13 @@ async function openSource(source: string): Promise<BlobStore> {
 
 /** Unpacks the plan's layers into a staging folder and commits it to the cache. */
 async function unpack(cache: string, source: string, plan: ImagePlan, o: z.output<typeof ImportImageOptionsSchema>): Promise<CachedImage> {
+  const maxLayers = o.maxLayers ?? DEFAULT_IMAGE_MAX_LAYERS;
+  if (plan.layers.length > maxLayers) throw imageError(`${source}: ${plan.layers.length} layers, more than ${maxLayers} (opts.maxLayers)`);
   const staging = await makeStaging(cache, plan.digest);
   try {
     const root = join(staging, 'rootfs');
     await mkdir(root);
-    const totals: UnpackTotals = { entries: 0, files: 0, bytes: 0, skipped: 0 };
+    const totals: UnpackTotals = { entries: 0, files: 0, bytes: 0, charged: 0, tarBytes: 0, layers: 0, skipped: 0 };
     const limits = { maxBytes: o.maxBytes ?? DEFAULT_IMAGE_MAX_BYTES, maxEntries: o.maxEntries ?? DEFAULT_IMAGE_MAX_ENTRIES };
     for (const layer of plan.layers) await applyLayer(root, layer, limits, totals);
     await addMountPoints(root, workdirOf(o.workdir ?? plan.config.workdir));

@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importImage } from '../../../src/leaf/image/index.js';
+import type { ImportImageOptions } from '../../../src/leaf/image/importImage.js';
 import { expectFrognanoErrorAsync } from '../../helpers/expectError.js';
-import { configOf, gzip, headerOnly, ociMembers, type TarEntry, tarOf, writeLayout } from './imageBuilders.js';
+import { configOf, dockerSaveLegacy, gzip, headerOnly, ociMembers, type TarEntry, tarOf, writeLayout } from './imageBuilders.js';
 
 const work = mkdtempSync(join(tmpdir(), 'frognano-hostile-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -18,12 +19,16 @@ let n = 0;
 
 /** Imports an OCI layout of one layer (its bytes as given) and checks the refusal and the aftermath. */
 async function refused(layer: Buffer, ...mentions: string[]): Promise<void> {
+  return refusedWith(layer, { maxBytes: 1 << 30 }, ...mentions);
+}
+/** {@link refused} with the import's options `opts`. */
+async function refusedWith(layer: Buffer, opts: ImportImageOptions, ...mentions: string[]): Promise<void> {
   const dir = join(work, `case${n++}`);
   const canary = join(dir, 'canary');
   const cacheDir = join(dir, 'cache');
   mkdirSync(canary, { recursive: true });
   writeLayout(join(dir, 'layout'), ociMembers([{ bytes: layer, mediaType: 'application/vnd.oci.image.layer.v1.tar' }], configOf([layer])));
-  await expectFrognanoErrorAsync(() => importImage(join(dir, 'layout'), { cacheDir, maxBytes: 1 << 30 }), 'IMAGE_INVALID', ...mentions);
+  await expectFrognanoErrorAsync(() => importImage(join(dir, 'layout'), { cacheDir, ...opts }), 'IMAGE_INVALID', ...mentions);
   expect(readdirSync(cacheDir), 'no temp folder left').toEqual([]);
   expect(readdirSync(canary), 'nothing written outside').toEqual([]);
   expect(existsSync(join(dir, 'x'))).toBe(false);
@@ -77,6 +82,72 @@ describe('importImage refuses hostile layers', () => {
     await expectFrognanoErrorAsync(() => importImage(dir, { cacheDir: join(work, 'many-cache'), maxEntries: 2 }), 'IMAGE_INVALID', 'more than 2 entries');
     expect(readdirSync(join(work, 'many-cache'))).toEqual([]);
   });
+  // maxBytes bounds the disk of the root: a file counts its size, a folder, symlink or hard link 4096 bytes plus its target's length
+  it('many folders with maxBytes small (each counts 4096 bytes)', async () => {
+    const entries: TarEntry[] = Array.from({ length: 30 }, (_, i) => ({ name: `d${i}/`, type: 'directory' }));
+    await refusedWith(await tar(entries), { maxBytes: 100_000 }, 'a folder (4096 bytes)', 'limit of 100000 bytes', 'opts.maxBytes', 'entry "d24/"');
+  });
+  it('many symlinks with long targets, maxBytes 0 (each counts 4096 bytes plus its target)', async () => {
+    const entries: TarEntry[] = Array.from({ length: 50 }, (_, i) => ({ name: `s${i}`, type: 'symlink', linkname: 'x'.repeat(3000) + i }));
+    await refusedWith(await tar(entries), { maxBytes: 0 }, 'a symlink (7097 bytes)', 'opts.maxBytes', 'entry "s0"');
+    await refusedWith(await tar(entries), { maxBytes: 7097 * 10 }, 'entry "s10"');
+  });
+  it('many hard links, maxBytes small', async () => {
+    const entries: TarEntry[] = [{ name: 'f', data: 'x' }, ...Array.from({ length: 50 }, (_, i): TarEntry => ({ name: `h${i}`, type: 'link', linkname: 'f' }))];
+    await refusedWith(await tar(entries), { maxBytes: 1 + 4097 * 20 }, 'a hard link (4097 bytes)', 'entry "h20"');
+  });
+  it('the rule is exact: folders, links and content together up to maxBytes import, one byte less is refused', async () => {
+    const layer = await tar([{ name: 'd/', type: 'directory' }, { name: 'd/f', data: 'abc' }, { name: 'd/s', type: 'symlink', linkname: 'f' }, { name: 'd/h', type: 'link', linkname: 'd/f' }]);
+    const need = 4096 + 3 + (4096 + 1) + (4096 + 3);
+    const dir = join(work, 'exact');
+    writeLayout(dir, ociMembers([{ bytes: layer, mediaType: 'x' }], configOf([layer])));
+    await expectFrognanoErrorAsync(() => importImage(dir, { cacheDir: join(work, 'exact-cache1'), maxBytes: need - 1 }), 'IMAGE_INVALID', 'a hard link');
+    expect(readdirSync(join(work, 'exact-cache1'))).toEqual([]);
+    const img = await importImage(dir, { cacheDir: join(work, 'exact-cache2'), maxBytes: need });
+    expect(readdirSync(join(img.root, 'd')).sort()).toEqual(['f', 'h', 's']);
+  });
+
+  // the decompressed tar is capped at maxBytes + 1 MiB per layer + 16 KiB per entry: a bomb stops there
+  const bombOf = async (): Promise<{ tar: Buffer; gz: Buffer }> => {
+    const t = Buffer.concat([await tar([{ name: 'ok', data: 'x' }]), Buffer.alloc(50 * 1024 * 1024)]);
+    return { tar: t, gz: gzip(t) };
+  };
+  it('a gzip bomb: a tiny tar then 50 MiB of zeros, maxBytes 1 MiB (OCI: digest over the compressed bytes)', async () => {
+    const { gz } = await bombOf();
+    expect(gz.length).toBeLessThan(100_000);
+    const t0 = Date.now();
+    await refusedWith(gz, { maxBytes: 1024 * 1024 }, 'tar data (decompressed) passes', 'opts.maxBytes (1048576)', 'compression bomb', 'layer sha256:');
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+  it('a gzip bomb in a docker save archive (diff_ids: digest over the decompressed tar, capped the same)', async () => {
+    const { tar: t, gz } = await bombOf();
+    const file = join(work, 'bomb-docker.tar');
+    writeFileSync(file, await dockerSaveLegacy([gz], configOf([t])));
+    await expectFrognanoErrorAsync(() => importImage(file, { cacheDir: join(work, 'bomb-docker-cache'), maxBytes: 1024 * 1024 }), 'IMAGE_INVALID', 'compression bomb', 'layer.tar');
+    expect(readdirSync(join(work, 'bomb-docker-cache'))).toEqual([]);
+  });
+  it('a layer near maxBytes still imports (the allowance covers headers and padding)', async () => {
+    const entries: TarEntry[] = [{ name: 'big', data: Buffer.alloc(900 * 1024, 7) }, ...Array.from({ length: 200 }, (_, i) => ({ name: `f${i}`, data: 'y' }))];
+    const layer = gzip(await tar(entries));
+    const dir = join(work, 'near');
+    writeLayout(dir, ociMembers([{ bytes: layer, mediaType: 'x' }], configOf([layer])));
+    const img = await importImage(dir, { cacheDir: join(work, 'near-cache'), maxBytes: 1024 * 1024 });
+    expect(readdirSync(img.root)).toContain('big');
+  });
+
+  it('too many layers (opts.maxLayers; default 500)', async () => {
+    const empty = await tar([]);
+    const layout = (count: number): string => {
+      const dir = join(work, `layers${count}`);
+      writeLayout(dir, ociMembers(Array.from({ length: count }, () => ({ bytes: empty, mediaType: 'x' })), configOf([empty])));
+      return dir;
+    };
+    await expectFrognanoErrorAsync(() => importImage(layout(3), { cacheDir: join(work, 'layers-cache'), maxLayers: 2 }), 'IMAGE_INVALID', '3 layers, more than 2 (opts.maxLayers)');
+    await expectFrognanoErrorAsync(() => importImage(layout(501), { cacheDir: join(work, 'layers-cache'), maxEntries: 1 }), 'IMAGE_INVALID', '501 layers, more than 500');
+    expect(existsSync(join(work, 'layers-cache')), 'refused before any folder is made').toBe(false);
+    await importImage(layout(2), { cacheDir: join(work, 'layers-cache'), maxLayers: 2 });
+  });
+
   it('a layer whose bytes do not match its digest', async () => {
     const dir = join(work, 'mismatch');
     const layer = await tar([{ name: 'a', data: 'a' }]);
