@@ -1,13 +1,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
 import { capOutput } from './capOutput.js';
 import { copyTree } from './copyTree.js';
 import { type ImportedImage, importImage } from './image/importImage.js';
+import { historyFreeRepo } from './imageRepo.js';
 import { ensureMountPoints, resolveInRoot, rootShell } from './rootfs.js';
 import { type CommandResult, type RunOptions, type Sandbox, SANDBOX_REPO_ROOT } from './sandbox.js';
+import { WorkdirSchema } from './sandboxOptions.js';
 import { GRADING_ENV } from './sandboxProcess.js';
 import type { LoadedLeafTask } from './task.js';
 
@@ -107,12 +109,72 @@ export async function resolveEnvironment(task: LoadedLeafTask): Promise<Resolved
     }
   }
   workdir ??= SANDBOX_REPO_ROOT;
+  // the image config's WorkingDir is the image's word, not checked by the task schema: an unusable one fails this task
+  const wd = WorkdirSchema.safeParse(workdir);
+  if (!wd.success) {
+    throw new FrognanoError(ErrorCode.SANDBOX_UNAVAILABLE, `task ${task.id}: workdir ${JSON.stringify(workdir)}${e.workdir === undefined ? ' (the image\'s WorkingDir)' : ''} cannot hold the repo: ${wd.error.issues[0]?.message ?? 'invalid'}`, { fn: 'resolveEnvironment', field: 'environment.workdir' });
+  }
   if (root !== null) {
     ensureMountPoints(root, workdir, digest === null);
     rootShell(root);
   }
-  const repoDir = task.repo !== undefined ? task.repoDir : repoInImage(task, root!, workdir);
-  return { root, digest, workdir, env: { ...imageEnv, ...(e.env ?? {}) }, ...(e.setup !== undefined ? { setup: e.setup } : {}), repoDir };
+  // the image's workdir as the repo: without the image's git history (which may hold the fix)
+  const repoDir = task.repo !== undefined ? task.repoDir : await historyFreeRepo(repoInImage(task, root!, workdir));
+  return { root, digest, workdir, env: withoutShellStartup({ ...imageEnv, ...(e.env ?? {}) }), ...(e.setup !== undefined ? { setup: e.setup } : {}), repoDir };
+}
+
+/**
+ * Variables a shell acts on before the sandbox's preamble has set its limits, or that
+ * change what the preamble's own commands are: bash's `BASH_ENV` (a file sourced by
+ * `bash -c` before anything else: a planted one in the workdir would run unlimited at
+ * grading, and could print a fake pass), POSIX sh's `ENV`, `SHELLOPTS`, `BASHOPTS`, and
+ * exported functions (`BASH_FUNC_name%%`: a function `ulimit` would shadow the builtin).
+ * Never passed from an image's `Env` or a task's `env` into a call.
+ */
+export const SHELL_STARTUP_VARIABLES: readonly string[] = ['BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS'];
+
+/** `env` without {@link SHELL_STARTUP_VARIABLES} and exported bash functions. */
+export function withoutShellStartup(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !SHELL_STARTUP_VARIABLES.includes(k) && !k.startsWith('BASH_FUNC_')));
+}
+
+/** What of the repo copy the environment's variables make the system run at grading (see {@link repoPathsInEnv}). */
+export interface RepoPathsInEnv {
+  /** Repo-relative folders on `PATH` or `LD_LIBRARY_PATH` (`.` for the workdir itself). */
+  folders: string[];
+  /** Repo-relative files named by `LD_PRELOAD` or `PYTHONSTARTUP`. */
+  files: string[];
+}
+
+/**
+ * The repo paths that the environment's variables hand to the system (issue 22 review):
+ * a `PATH` or `LD_LIBRARY_PATH` folder inside the workdir (`PATH=/testbed/bin:...`) makes
+ * whatever the agent puts there the `sh` or `python3` that grading runs; an
+ * `LD_PRELOAD` or `PYTHONSTARTUP` file inside it is loaded into every process. Grading
+ * drops the agent's changes in these folders' own entries (not deeper: a lookup does
+ * not recurse) and to these files, as it drops other grading hooks.
+ */
+export function repoPathsInEnv(env: ResolvedEnvironment | null): RepoPathsInEnv {
+  const out: RepoPathsInEnv = { folders: [], files: [] };
+  if (env === null) return out;
+  const inRepo = (p: string): string | null => {
+    const n = posix.normalize(p.trim());
+    if (n === env.workdir) return '.';
+    return n.startsWith(`${env.workdir}/`) ? n.slice(env.workdir.length + 1).replace(/\/+$/, '') : null;
+  };
+  for (const name of ['PATH', 'LD_LIBRARY_PATH']) {
+    for (const p of (env.env[name] ?? '').split(':')) {
+      const r = p === '' ? null : inRepo(p);
+      if (r !== null && !out.folders.includes(r)) out.folders.push(r);
+    }
+  }
+  for (const name of ['LD_PRELOAD', 'PYTHONSTARTUP']) {
+    for (const p of (env.env[name] ?? '').split(name === 'LD_PRELOAD' ? /[\s:]+/ : /^$/)) {
+      const r = p === '' ? null : inRepo(p);
+      if (r !== null && r !== '.' && !out.files.includes(r)) out.files.push(r);
+    }
+  }
+  return out;
 }
 
 /**

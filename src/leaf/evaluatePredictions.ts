@@ -10,7 +10,7 @@ import { applyUnifiedDiff } from './applyUnifiedDiff.js';
 import { type Grading, gradeRepo } from './grade.js';
 import type { Prediction } from './predictions.js';
 import { SandboxSchema } from './sandbox.js';
-import { environmentSandbox, resolveEnvironment, runSetup, setupFailure } from './environment.js';
+import { environmentSandbox, repoPathsInEnv, resolveEnvironment, runSetup, type SetupSnapshot, setupFailure, snapshotAfterSetup } from './environment.js';
 import { AbortSignalSchema } from './sandboxOptions.js';
 import { type EvaluationReport, type InstanceReport, testsStatus } from './sweBenchReport.js';
 import { type LoadedLeafTask, resolveLimits } from './task.js';
@@ -87,10 +87,14 @@ export async function evaluatePrediction(task: LoadedLeafTask, prediction: Predi
   if (env !== null) task = { ...task, repoDir: env.repoDir };
   const sandbox = environmentSandbox(o.sandbox, env);
   const ws = await createWorkspace(task.repoDir, { owner: o.sandbox.owner, parent: o.tmpDir, repoMB: o.sandbox.options?.repoMB });
+  let setupBase: SetupSnapshot | null = null;
   try {
     const timeoutMs = (o.timeoutSeconds ?? resolveLimits(task.limits, undefined).commandSeconds) * 1000;
-    const setupError = setupFailure(await runSetup(sandbox, ws.repo, env, { timeoutMs, signal: o.signal }));
+    const setup = await runSetup(sandbox, ws.repo, env, { timeoutMs, signal: o.signal });
+    const setupError = setupFailure(setup);
     if (setupError !== null) return notRun(id, { patch_is_None: false, patch_exists: true }, setupError);
+    // as in an episode: the patch is diffed against the repo as setup left it
+    setupBase = await snapshotAfterSetup(ws.repo, setup, o.tmpDir);
     try {
       await applyUnifiedDiff(ws.repo, patch);
     } catch (e) {
@@ -98,11 +102,12 @@ export async function evaluatePrediction(task: LoadedLeafTask, prediction: Predi
     }
     // the files the patch wrote are this process's: the sandbox user must own them, as an agent's edits
     if (o.sandbox.owner) await chownTree(ws.repo, o.sandbox.owner);
-    const g = await gradeRepo(task, ws.repo, sandbox, { timeoutMs, signal: o.signal });
+    const g = await gradeRepo(setupBase ? { ...task, repoDir: setupBase.dir } : task, ws.repo, sandbox, { timeoutMs, signal: o.signal, envPaths: repoPathsInEnv(env) });
     const report: InstanceReport = { patch_is_None: false, patch_exists: true, patch_successfully_applied: true, resolved: g.success, tests_status: testsStatus(task.tests, g.tests) };
     const reason = g.success ? undefined : (g.error ?? g.reason ?? 'the tests failed');
     return { instanceId: id, report, ...(reason !== undefined ? { reason } : {}), log: gradingLog(id, task, g), aborted: g.run?.aborted === true };
   } finally {
+    await setupBase?.dispose();
     await ws.dispose();
   }
 }

@@ -89,7 +89,7 @@ export { GRADING_ENV } from './runGradingTests.js';
  *    (a planted test cannot rewrite them) and Python's bytecode sent to a fresh
  *    folder; success is exit 0 (a timeout is a failure).
  */
-export async function gradeRepo(task: LeafTask & { repoDir: string }, repo: string, sandbox: Sandbox, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<Grading> {
+export async function gradeRepo(task: LeafTask & { repoDir: string }, repo: string, sandbox: Sandbox, opts: { timeoutMs: number; signal?: AbortSignal; envPaths?: { folders: readonly string[]; files: readonly string[] } }): Promise<Grading> {
   const hidden = task.tests.files ?? {};
   const patched = task.tests.patch !== undefined ? patchPaths(task.tests.patch) : [];
   const hiddenPaths = [...new Set([...Object.keys(hidden), ...patched])];
@@ -113,7 +113,7 @@ export async function gradeRepo(task: LeafTask & { repoDir: string }, repo: stri
     if (!isFrognanoError(e)) throw e;
     diffError = e.message;
   }
-  const dropped = await dropGradingHooks(task.repoDir, repo, changes);
+  const dropped = await dropGradingHooks(task.repoDir, repo, changes, opts.envPaths);
   const out = (g: Omit<Grading, 'diff' | 'changes' | 'ignoredChanges' | 'dropped' | 'tests'> & { tests?: Grading['tests'] }): Grading => ({ diff, changes, ignoredChanges, dropped, tests: [{ name: 'tests', passed: false }], ...(diffCut ? { diffCut } : {}), ...(diffError !== undefined ? { diffError } : {}), ...g });
   // a tree that cannot be walked is the repo's state (SPEC §14: an oversized tree fails): without the list of
   // changes nothing planted could be dropped, so the tests are not even run

@@ -76,21 +76,31 @@ function lstatSyncOrNull(p: Buffer): Stats | null {
   return lstatSync(p, { throwIfNoEntry: false }) ?? null;
 }
 
+/** A direct entry of a folder the environment's `PATH` / `LD_LIBRARY_PATH` names, or a file its `LD_PRELOAD` / `PYTHONSTARTUP` names (repo-relative). */
+function onEnvPath(path: string, envPaths: { folders: readonly string[]; files: readonly string[] }): boolean {
+  const slash = path.lastIndexOf('/');
+  const parent = slash < 0 ? '.' : path.slice(0, slash);
+  return envPaths.folders.includes(parent) || envPaths.files.includes(path);
+}
+
 /**
  * Removes (or restores to the snapshot) every changed path of the copy that the
  * rule funnel's `grading-hook` path rule names (`isGradingHookPath`: one
  * definition of what is planted, for the grader and the detector alike), and
- * returns those paths in order. A path Node cannot reach (deeper than PATH_MAX)
+ * returns those paths in order; also, with `envPaths` (the repo folders and files the
+ * environment's variables hand to the system: `repoPathsInEnv`), each changed direct
+ * entry of such a folder and each such file (a planted `bin/sh` on `PATH=/testbed/bin`).
+ * A path Node cannot reach (deeper than PATH_MAX)
  * is left: no interpreter imports from there either.
  */
-export async function dropGradingHooks(snapshot: string, repo: string, changes: readonly PathChange[]): Promise<string[]> {
+export async function dropGradingHooks(snapshot: string, repo: string, changes: readonly PathChange[], envPaths: { folders: readonly string[]; files: readonly string[] } = { folders: [], files: [] }): Promise<string[]> {
   // the rules read the decoded path (an undecodable byte becomes U+FFFD, the folders stay as they are);
   // the file system is reached by the raw bytes
   const named = changes.map((c) => ({ ...c, path: c.raw.toString('utf8') }));
   const layout = changeLayout(named.filter((c) => c.status !== 'deleted').map((c) => c.path));
   const dropped: string[] = [];
   for (const c of named) {
-    if (!isGradingHookPath(c.path, c.status === 'added', layout)) continue;
+    if (!isGradingHookPath(c.path, c.status === 'added', layout) && !onEnvPath(c.path, envPaths)) continue;
     try {
       if (c.status === 'added') {
         // an added path lies below real folders of the copy as the walk saw it (no agent process runs since); checked all the same

@@ -19,7 +19,7 @@ import { AbortSignalSchema } from './sandboxOptions.js';
 import { LeafLimitsSchema, type LoadedLeafTask, resolveLimits } from './task.js';
 import { leafSystemPrompt, leafToolDefinitions } from './tools.js';
 import { createWorkspace } from './workspace.js';
-import { environmentRecord, environmentSandbox, type ResolvedEnvironment, resolveEnvironment, runSetup, type SetupSnapshot, setupFailure, snapshotAfterSetup } from './environment.js';
+import { environmentRecord, environmentSandbox, type ResolvedEnvironment, resolveEnvironment, repoPathsInEnv, runSetup, type SetupSnapshot, setupFailure, snapshotAfterSetup } from './environment.js';
 
 /** Options of {@link runEpisode}. */
 export const RunEpisodeOptionsSchema = z
@@ -289,7 +289,7 @@ export async function runEpisode(task: LoadedLeafTask, opts: RunEpisodeOptions):
       leavePhase = o.phaseGate ? await o.phaseGate.enterGrading(task.id) : undefined;
       const g0 = performance.now();
       const base = setupBase?.dir ?? env?.repoDir;
-      const graded = await gradeRepo(base === undefined ? task : { ...task, repoDir: base }, ws.repo, sandbox, { timeoutMs: gradingMs, signal: o.signal });
+      const graded = await gradeRepo(base === undefined ? task : { ...task, repoDir: base }, ws.repo, sandbox, { timeoutMs: gradingMs, signal: o.signal, envPaths: repoPathsInEnv(env) });
       if (graded.run?.aborted) trajectory.termination = 'aborted';
       else {
         trajectory.diff = graded.diff;
