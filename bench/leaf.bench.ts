@@ -36,7 +36,9 @@
  * Prints markdown tables (to paste into docs) and the machine.
  * Run: `npm run bench:leaf` (about 2 minutes on 2 cores), or
  * `npm run bench:leaf -- --quick` for a smoke run (few iterations, concurrency 2 only; about 20 s),
- * `npm run bench:leaf -- --episode` for section 4 alone.
+ * `npm run bench:leaf -- --episode` for section 4 alone, `npm run bench:leaf -- --image` for the
+ * task environments (bench/leafImage.bench.ts: image import, per-call overhead over an image,
+ * workspace creation of a 300 MB /testbed, the demo in an image), which also end the full run.
  * Needs bubblewrap (apt-get install bubblewrap) and, for the demo, python3 and node.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -131,6 +133,10 @@ const busyBefore = hostBusySince(idle0);
 console.log(`# Leaf harness bench\n\n${machine}\n- host CPU busy in the second before the bench (other load): ${pct(busyBefore)}\n`);
 if (busyBefore > 0.2) console.log(`> Warning: the host was ${pct(busyBefore)} busy before the bench started; the figures below are inflated by that load.\n`);
 const tStart = performance.now();
+if (process.argv.includes('--image')) {
+  await import('./leafImage.bench.js');
+  process.exit(0);
+}
 
 // ---------------------------------------------------------------- 4. one episode, split (issue 21)
 
@@ -569,4 +575,5 @@ const over = perCall.filter(({ ms }) => median(ms.bwrap) - median(ms.bare) > GOA
 console.log(
   `\nSandbox overhead goal (median <= ${GOAL_MS} ms per call): ${over.length === 0 ? 'met for every command' : `MISSED for ${over.join(', ')}`}.`,
 );
+await import('./leafImage.bench.js');
 console.log(`Bench wall time: ${((performance.now() - tStart) / 1000).toFixed(0)} s.`);
