@@ -1,0 +1,1 @@
+# Makes the repository root importable for pytest (textkit is imported from here).

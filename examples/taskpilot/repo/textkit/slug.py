@@ -1,0 +1,7 @@
+"""URL slugs."""
+
+
+def slugify(text):
+    """Lower-cases text and joins its words with dashes."""
+    words = text.strip().lower().split()
+    return "-".join(words)
