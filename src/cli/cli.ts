@@ -114,6 +114,7 @@ const RUNNERS: Readonly<Record<OtherCommandName | 'help' | 'version', Runner>> =
   evaluate: async (argv, io) => (await import('./commands/evaluate.js')).runEvaluate(argv, io),
   'web-judge': async (argv, io) => (await import('./commands/webJudge.js')).runWebJudge(argv, io),
   tasks: async (argv, io) => (await import('./commands/tasksImport.js')).runTasks(argv, io),
+  taskpilot: async (argv, io) => (await import('./commands/taskpilot.js')).runTaskpilot(argv, io),
   image: async (argv, io) => (await import('./commands/image.js')).runImage(argv, io),
 };
 

@@ -25,6 +25,7 @@ export const OTHER_COMMANDS = [
   { name: 'evaluate', summary: 'SWE-bench-style evaluation of predictions (model patches) against a tasks file: report.json' },
   { name: 'web-judge', summary: 'interactive web judge (VH §3.2): plan, act in headless Chromium, judge the recording; SPEC §13 JSON and an HTML report' },
   { name: 'tasks', summary: 'tasks import: SWE-bench-family instances as a Leaf tasks file, each repo a one-commit git repository' },
+  { name: 'taskpilot', summary: 'TaskPilot on a repository (FrogNano §3): generated or mutation tasks, validated, calibrated to the policy by p-hat' },
   { name: 'image', summary: 'image import ARCHIVE / image ls: environment images (docker save, OCI) unpacked once into a content-addressed cache' },
 ] as const;
 

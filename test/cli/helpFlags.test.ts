@@ -14,6 +14,7 @@ import { LEAF_REPORT_FLAGS } from '../../src/cli/commands/leafReport.js';
 import { EVALUATE_FLAGS } from '../../src/cli/commands/evaluate.js';
 import { WEB_JUDGE_FLAGS } from '../../src/cli/commands/webJudge.js';
 import { TASKS_FLAGS } from '../../src/cli/commands/tasksImport.js';
+import { TASKPILOT_FLAGS } from '../../src/cli/commands/taskpilot.js';
 import { IMAGE_FLAGS } from '../../src/cli/commands/image.js';
 import { COMMON_FLAGS } from '../../src/cli/help.js';
 import { ROLLOUT_FLAGS, VALIDATE_FLAGS } from '../../src/cli/leafCommands.js';
@@ -33,6 +34,7 @@ const TABLES: Readonly<Record<string, Table>> = {
   evaluate: EVALUATE_FLAGS,
   'web-judge': WEB_JUDGE_FLAGS,
   tasks: TASKS_FLAGS,
+  taskpilot: TASKPILOT_FLAGS,
   image: IMAGE_FLAGS,
 };
 const RECORD_NAMES = RECORD_COMMANDS.map((c) => c.name);
