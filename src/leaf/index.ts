@@ -22,7 +22,7 @@ export type { RolloutProgress, RolloutRecord, RolloutSummary, RolloutTasksOption
 export { validateLeafTask, ValidateLeafTaskOptionsSchema } from './validateLeafTasks.js';
 export type { TaskValidation, ValidateLeafTaskOptions } from './validateLeafTasks.js';
 export { loadLeafTasks, parseLeafTask, resolveLimits, LeafTaskSchema, LeafLimitsSchema, LeafEnvironmentSchema, DEFAULT_LEAF_LIMITS } from './task.js';
-export { resolveEnvironment, environmentSandbox, type ResolvedEnvironment, type EnvironmentRecord, type SetupRecord } from './environment.js';
+export { resolveEnvironment, environmentSandbox, runSetup, setupFailure, type ResolvedEnvironment, type EnvironmentRecord, type SetupRecord } from './environment.js';
 export type { LeafLimits, LeafTask, LoadedLeafTask, ResolvedLeafLimits } from './task.js';
 export { createSandbox, SANDBOX_REPO_ROOT } from './sandbox.js';
 export type { Sandbox } from './sandbox.js';

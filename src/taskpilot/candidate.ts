@@ -49,6 +49,12 @@ export interface PilotCandidate {
     /** Filled by validation: ids passing on both sides. */
     passToPass?: string[];
   };
+  /**
+   * The task environment (SPEC §14) every run of the candidate uses: its validation, the
+   * mutation source's suite runs and the p-hat episodes; `image` an absolute path (an image
+   * archive, an OCI layout or a root folder). Default: the host sandbox.
+   */
+  environment?: { image: string; workdir?: string; env?: Record<string, string>; setup?: string };
   /** The id of the candidate this one was refined from (SPEC §15 `pilot.parent`). */
   parent?: string;
   /** Source-specific facts for the report (mutation: kind, file, function, line). */

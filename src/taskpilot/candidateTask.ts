@@ -11,7 +11,8 @@ import type { PilotCandidate } from './candidate.js';
  * `tests` `{ command, log, files, failToPass?, passToPass? }` (`log` defaults to `pytest`;
  * empty lists are left out), `referencePatch` = `goldPatch`. The hidden files and the
  * reference patch never reach the agent: Leaf writes `tests.files` only at grading and
- * never shows `referencePatch`.
+ * never shows `referencePatch`. A candidate's `environment` becomes the task's (its
+ * `image` absolute, as `imagePath`).
  */
 export function candidateTask(c: PilotCandidate): LoadedLeafTask {
   const log = c.tests.log ?? 'pytest';
@@ -26,5 +27,6 @@ export function candidateTask(c: PilotCandidate): LoadedLeafTask {
     repoDir: c.repoDir,
     tests: { command: c.tests.command, log, files: { ...c.tests.files }, ...lists },
     referencePatch: c.goldPatch,
+    ...(c.environment ? { environment: { ...c.environment }, imagePath: c.environment.image } : {}),
   };
 }

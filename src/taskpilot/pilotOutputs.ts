@@ -36,6 +36,8 @@ export interface PilotTaskLine {
   repo: string;
   tests: { command: string; log: string; files: Record<string, string>; failToPass?: string[]; passToPass?: string[] };
   referencePatch: string;
+  /** The candidate's environment (SPEC §14), its `image` relative to FILE's folder. */
+  environment?: { image: string; workdir?: string; env?: Record<string, string>; setup?: string };
   pilot: PilotInfo;
 }
 
@@ -161,6 +163,7 @@ export async function openPilotOutputs(file: string, opts: { resume?: boolean } 
         repo: relative(base, target) || '.',
         tests: { command: c.tests.command, log: c.tests.log ?? 'pytest', files: c.tests.files, ...(c.tests.failToPass?.length ? { failToPass: c.tests.failToPass } : {}), ...(c.tests.passToPass?.length ? { passToPass: c.tests.passToPass } : {}) },
         referencePatch: c.goldPatch,
+        ...(c.environment ? { environment: { ...c.environment, image: relative(base, c.environment.image) || '.' } } : {}),
         pilot: a.pilot,
       };
       await append(paths.file, line);

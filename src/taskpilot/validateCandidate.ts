@@ -4,7 +4,8 @@
  * discard reasons of SPEC §15, then `validateLeafTask`'s confirmation.
  * @module
  */
-import { applyUnifiedDiff, createWorkspace, FAIL_TO_PASS_OK, flakyTests, type GradedTest, type Sandbox, validateLeafTask, writeHiddenFiles } from '../leaf/index.js';
+import { ErrorCode, FrognanoError } from '../errors/FrognanoError.js';
+import { applyUnifiedDiff, createWorkspace, environmentSandbox, FAIL_TO_PASS_OK, flakyTests, type GradedTest, resolveEnvironment, runSetup, type Sandbox, setupFailure, validateLeafTask, writeHiddenFiles } from '../leaf/index.js';
 import { runGradingTests, type TestRunGrading } from '../leaf/runGradingTests.js';
 import { chownTree } from '../leaf/workspace.js';
 import type { DiscardReason, PilotCandidate } from './candidate.js';
@@ -71,9 +72,12 @@ export async function validateCandidate(c: PilotCandidate, opts: ValidateCandida
   const log = c.tests.log ?? 'pytest';
   const task = { ...candidateTask(c), tests: { command: c.tests.command, log, files: { ...c.tests.files } } };
   const hiddenPaths = Object.keys(c.tests.files);
+  // the candidate's environment (SPEC §14): its image as the root of every run, setup on each fresh copy
+  const env = await resolveEnvironment(task);
+  const sandbox = environmentSandbox(opts.sandbox, env);
 
   const runOnce = async (patched: boolean): Promise<TestRunGrading | string> => {
-    const ws = await createWorkspace(c.repoDir, { owner: opts.sandbox.owner, parent: opts.tmpDir, repoMB: opts.sandbox.options?.repoMB });
+    const ws = await createWorkspace(env?.repoDir ?? c.repoDir, { owner: opts.sandbox.owner, parent: opts.tmpDir, repoMB: opts.sandbox.options?.repoMB });
     try {
       if (patched) {
         try {
@@ -82,9 +86,11 @@ export async function validateCandidate(c: PilotCandidate, opts: ValidateCandida
           return (e as Error).message.replace(/^applyUnifiedDiff: /, '');
         }
       }
+      const setupError = setupFailure(await runSetup(sandbox, ws.repo, env, { timeoutMs, signal: opts.signal }));
+      if (setupError !== null) throw new FrognanoError(ErrorCode.SANDBOX_UNAVAILABLE, `candidate ${c.id}: ${setupError}`, { fn: 'validateCandidate', field: 'environment.setup' });
       await writeHiddenFiles(ws.repo, c.tests.files, null);
       if (opts.sandbox.owner) await chownTree(ws.repo, opts.sandbox.owner);
-      return await runGradingTests(task, ws.repo, opts.sandbox, { timeoutMs, signal: opts.signal, readOnly: hiddenPaths });
+      return await runGradingTests(task, ws.repo, sandbox, { timeoutMs, signal: opts.signal, readOnly: hiddenPaths });
     } finally {
       await ws.dispose();
     }

@@ -14,7 +14,7 @@ import { loadLeafTasks } from '../../src/leaf/task.js';
 import { validateLeafTask } from '../../src/leaf/validateLeafTasks.js';
 import { applyUnifiedDiff } from '../../src/leaf/applyUnifiedDiff.js';
 import type { PilotCandidate } from '../../src/taskpilot/candidate.js';
-import { mutationCandidates } from '../../src/taskpilot/mutation/index.js';
+import { MUTATION_KINDS, mutationCandidates } from '../../src/taskpilot/mutation/index.js';
 import { scratchDir } from '../helpers/leafTask.js';
 import { hasBwrap, hasPytest } from '../helpers/system.js';
 
@@ -63,6 +63,33 @@ describe.runIf(bwrap && hasPytest() && hasFixture)('mutation on pytest-dev/inico
     for (const r of rejected) expect(['tests-already-pass', 'does-not-parse', 'no-test-results', 'test-file-not-found', 'duplicate']).toContain(r.reason);
     expect(await validateAll(workDir, candidates, sandbox)).toEqual(candidates.map((c) => ({ id: c.id, valid: true })));
   }, 60_000);
+
+  it('every mutation kind on iniconfig gives a valid task, or no candidate with each tried site\'s reason recorded', async () => {
+    const outcome: Record<string, string> = {};
+    for (const kind of MUTATION_KINDS) {
+      const workDir = await scratchDir(`frognano-mut-kind-${kind}-`);
+      let r: Awaited<ReturnType<typeof mutationCandidates>>;
+      try {
+        r = await mutationCandidates({ repoDir: snapshot, tests: { command: PY_TESTS }, sandbox, seed: 1, count: 1, workDir, kinds: [kind], maxAttempts: 4, timeoutSeconds: 60 });
+      } catch (e) {
+        // no site of this kind in the snapshot's tested functions: the source says so (INVALID_STATE)
+        outcome[kind] = `no site: ${(e as Error).message.slice(0, 60)}`;
+        continue;
+      }
+      if (r.candidates.length === 1) {
+        const [v] = await validateAll(workDir, r.candidates, sandbox);
+        outcome[kind] = v!.valid ? 'valid' : `invalid: ${v!.reason}`;
+      } else {
+        expect(r.rejected.length).toBeGreaterThan(0);
+        for (const x of r.rejected) expect(['tests-already-pass', 'does-not-parse', 'no-test-results', 'test-file-not-found', 'duplicate']).toContain(x.reason);
+        outcome[kind] = `rejected: ${[...new Set(r.rejected.map((x) => x.reason))].join(', ')}`;
+      }
+    }
+    expect(Object.keys(outcome)).toEqual([...MUTATION_KINDS]);
+    for (const o of Object.values(outcome)) expect(o).toMatch(/^(valid|rejected: |no site: )/);
+    // most kinds find a caught bug in iniconfig
+    expect(Object.values(outcome).filter((o) => o === 'valid').length).toBeGreaterThanOrEqual(4);
+  }, 180_000);
 
   it('the same seed gives the same candidates in the same order', async () => {
     const run = async () => (await mutationCandidates({ repoDir: snapshot, tests: { command: PY_TESTS }, sandbox, seed: 'again', count: 2, workDir: await scratchDir('frognano-mut-det-'), kinds: ['flip-comparison', 'remove-return'] })).candidates.map((c) => [c.id, c.goldPatch, c.tests.failToPass]);

@@ -33,6 +33,8 @@ export const TASKPILOT_FLAGS: Readonly<Record<string, FlagSpec>> = {
   out: { type: 'string', value: 'FILE', description: 'the tasks file (JSONL), with FILE.discarded.jsonl, FILE.rollouts.jsonl, <FILE>-repos/ and <FILE>.report.html. Required' },
   resume: { type: 'boolean', description: 'keep FILE and its side files, skip the candidates whose id they hold, append' },
   pool: { type: 'string', value: 'FILE', description: 're-estimate the tasks of an earlier pilot FILE against the current policy (saturated ones leave) into --out' },
+  image: { type: 'string', value: 'PATH', description: 'the task environment (SPEC §14) of every run: an image archive (docker save, OCI), an OCI layout or a root folder; the written tasks carry it' },
+  workdir: { type: 'string', value: 'DIR', description: 'with --image: where the repo is mounted (default the image\'s WorkingDir, else /repo)' },
   repeat: { type: 'string', value: 'K', description: 'validation runs per side; a test whose status changes is flaky (default 2)' },
   'timeout-seconds': { type: 'string', value: 'S', description: 'time limit of one validation test run (default 120)' },
   'base-url': { type: 'string', value: 'URL', description: 'the policy\'s OpenAI-compatible API (default FROGNANO_LLM_BASE_URL)' },
@@ -182,11 +184,12 @@ export async function runTaskpilot(argv: readonly string[], io: CliIo): Promise<
   const repoDir = resolve(flags.repo as string);
   const tests = { command: flags.tests as string, ...(log ? { log: log as TestLogFormat } : {}) };
   const workDir = await mkdtemp(join(tmpdir(), 'frognano-taskpilot-'));
+  const environment = typeof flags.image === 'string' ? { image: resolve(flags.image), ...(typeof flags.workdir === 'string' ? { workdir: flags.workdir } : {}) } : undefined;
   try {
     const skip = flags.resume ? await doneIds(outs.paths) : undefined;
     const source = flags.source === 'generator'
-      ? generatorSource({ repoDir, tests, model: generator!, count, seed })
-      : mutationSource({ repoDir, tests, sandbox, count, seed, workDir, ...defined({ timeoutSeconds }), onRejected: (n) => say(`mutation: ${n} sites rejected`) });
+      ? generatorSource({ repoDir, tests, model: generator!, count, seed, ...defined({ environment }) })
+      : mutationSource({ repoDir, tests, sandbox, count, seed, workDir, ...defined({ timeoutSeconds, environment }), onRejected: (n) => say(`mutation: ${n} sites rejected`) });
     const { value, interrupted } = await withSignals((signal) =>
       runRepoTaskPilot({
         source, estimate: { ...estimate, signal }, validateConcurrency: concurrency, validation: { repeat, ...defined({ timeoutSeconds }) }, band, rounds, refine: pilotRefine(generator),
