@@ -1,7 +1,7 @@
 import { lstat, mkdir, open, rm, lchown } from 'node:fs/promises';
 import { constants, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { isFrognanoError } from '../errors/FrognanoError.js';
+import { ErrorCode, FrognanoError, isFrognanoError } from '../errors/FrognanoError.js';
 import { dropGradingHooks } from './gradingHooks.js';
 import { diffRepo, type RepoDiff, type TreeChange } from './repoDiff.js';
 import { gitignoreOf } from './gitignoreRules.js';
@@ -22,6 +22,10 @@ import type { LeafTask } from './task.js';
 export async function writeHiddenFiles(repo: string, files: Readonly<Record<string, string>>, owner: { uid: number; gid: number } | null): Promise<void> {
   for (const [rel, content] of Object.entries(files)) {
     const parts = rel.split('/').filter((p) => p !== '' && p !== '.');
+    // a hidden path is relative and stays inside the repo (a pool or generator file may hold anything)
+    if (rel.startsWith('/') || rel.includes('\0') || parts.includes('..') || parts.length === 0) {
+      throw new FrognanoError(ErrorCode.INVALID_TYPE, `tests.files: ${JSON.stringify(rel)} is not a relative path inside the repo`, { fn: 'writeHiddenFiles', field: 'tests.files' });
+    }
     let dir = repo;
     for (const part of parts.slice(0, -1)) {
       dir = join(dir, part);

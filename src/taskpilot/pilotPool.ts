@@ -61,7 +61,7 @@ export async function reestimatePool(lines: readonly PilotTaskLine[], opts: Omit
       continue;
     }
     const status = d === 'accept' ? {} : { status: d === 'refine-harder' ? ('too-easy' as const) : ('too-hard' as const) };
-    out.kept.push({ ...l, repo, pilot: { ...pilot, pHat: e.pHat, rollouts: n, round: 0, pHatHistory: history, ...status } });
+    out.kept.push({ ...l, repo, pilot: { ...pilot, pHat: e.pHat, rollouts: e.outcomes.length, round: 0, pHatHistory: history, ...status } });
   }
   return out;
 }

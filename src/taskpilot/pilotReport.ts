@@ -103,8 +103,8 @@ export function renderPilotReport(tasks: readonly PilotTaskLine[], discarded: re
     });
     return `<tr><td>${escapeHtml(name)} <span class="dim">(${g.length})</span></td>${cells.join('')}</tr>`;
   }).join('');
-  const taskRows = stats.map(({ t, s }) => `<tr><td class="id">${escapeHtml(t.id)}</td><td>${escapeHtml(t.pilot.source)}</td><td>${escapeHtml(t.pilot.category)}</td><td class="n">${(t.pilot.pHatHistory ?? [t.pilot.pHat]).map((v) => v.toFixed(3)).join(' → ')}</td><td class="n">${t.pilot.round}</td><td class="n">${s.statementWords}</td><td class="n">${s.testLines}</td><td class="n">${f(s.testGoldRatio, 2)}</td><td class="n">${s.requirements}</td><td>${escapeHtml(t.statement.slice(0, 160))}${t.statement.length > 160 ? '…' : ''}</td></tr>`).join('');
-  const discardRows = discarded.map((d) => `<tr><td class="id">${escapeHtml(d.id ?? '—')}</td><td>${escapeHtml(d.reason)}</td><td class="n">${d.pHatHistory.map((v) => v.toFixed(3)).join(' → ') || '—'}</td><td>${escapeHtml((d.detail ?? '').slice(0, 200))}</td></tr>`).join('');
+  const taskRows = stats.map(({ t, s }) => `<tr><td class="id">${escapeHtml(t.id)}</td><td>${escapeHtml(t.pilot.source)}</td><td>${escapeHtml(t.pilot.category)}</td><td class="n">${(t.pilot.pHatHistory ?? [t.pilot.pHat]).map((v) => v.toFixed(3)).join(' → ')}</td><td class="n">${escapeHtml(String(t.pilot.round))}</td><td class="n">${s.statementWords}</td><td class="n">${s.testLines}</td><td class="n">${f(s.testGoldRatio, 2)}</td><td class="n">${s.requirements}</td><td>${escapeHtml(t.statement.slice(0, 160))}${t.statement.length > 160 ? '…' : ''}</td></tr>`).join('');
+  const discardRows = discarded.map((d) => `<tr><td class="id">${escapeHtml(d.id ?? '—')}</td><td>${escapeHtml(d.reason)}</td><td class="n">${(d.pHatHistory ?? []).map((v) => Number(v).toFixed(3)).join(' → ') || '—'}</td><td>${escapeHtml((d.detail ?? '').slice(0, 200))}</td></tr>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>${REPORT_CSS}

@@ -209,7 +209,7 @@ export async function runRepoTaskPilot(opts: RunRepoTaskPilotOptions): Promise<R
       const decision = classifyResolveRate(pHat, band);
       progress({ kind: 'estimated', id: c.id, round, pHat, decision, errors: e.errors });
       if (decision === 'accept') {
-        const a: PilotAccepted = { candidate: c, pilot: { pHat, rollouts: n, round, source: c.source, category: c.category, ...(c.parent !== undefined ? { parent: c.parent } : {}), pHatHistory: [...line.history] } };
+        const a: PilotAccepted = { candidate: c, pilot: { pHat, rollouts: e.outcomes.length, round, source: c.source, category: c.category, ...(c.parent !== undefined ? { parent: c.parent } : {}), pHatHistory: [...line.history] } };
         result.accepted.push(a);
         progress({ kind: 'accepted', id: c.id, round, pHat });
         await opts.onAccepted?.(a);

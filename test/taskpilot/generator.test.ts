@@ -14,7 +14,7 @@ import { episodeSeed, patchEdits, SUCCESS_BY_HINTS, scriptedPolicyP, scriptedPol
 import { FrognanoError } from '../../src/errors/FrognanoError.js';
 import { openAiChatModel } from '../../src/llm/openAiChatModel.js';
 import type { PilotCandidate } from '../../src/taskpilot/candidate.js';
-import { generatorCandidates, patchPaths, pilotCandidateId, PROPOSE_HEADER, proposeCandidate } from '../../src/taskpilot/generator/propose.js';
+import { checkProposeAnswer, generatorCandidates, patchPaths, pilotCandidateId, PROPOSE_HEADER, proposeCandidate } from '../../src/taskpilot/generator/propose.js';
 import { refineMessages, refineStatement } from '../../src/taskpilot/generator/refine.js';
 import { renderRepoView, repoView } from '../../src/taskpilot/generator/repoView.js';
 import { expectFrognanoErrorAsync } from '../helpers/expectError.js';
@@ -169,6 +169,21 @@ describe('proposeCandidate / generatorCandidates against the scripted generator'
     } finally {
       await chat.close();
     }
+  });
+
+  it('refuses hostile answers (review): config or .git hidden files, a hidden file over a source file, a ./ path to a hidden test, a statement quoting the fix', () => {
+    const good = PY.proposals[0]!;
+    const answer = (over: Partial<{ statement: string; goldPatch: string; files: Record<string, string> }>) => ({ statement: over.statement ?? good.statements[1]!, goldPatch: over.goldPatch ?? good.goldPatch, tests: { files: over.files ?? good.tests.files }, category: 'bug-fix' as const });
+    const exists = (p: string): boolean => ['textkit/slug.py', 'tests/test_textkit.py'].includes(p);
+    expect(checkProposeAnswer(answer({}), exists)).toBeNull();
+    expect(checkProposeAnswer(answer({ files: { 'conftest.py': 'collect_ignore = ["tests"]\n' } }), exists)).toMatch(/test-configuration file/);
+    expect(checkProposeAnswer(answer({ files: { '.git/hooks/pre-commit': 'exit 0\n' } }), exists)).toMatch(/repository or test-configuration/);
+    expect(checkProposeAnswer(answer({ files: { 'textkit/slug.py': 'def slugify(s): return s\n' } }), exists)).toMatch(/would replace the snapshot's textkit\/slug\.py/);
+    const hidden = Object.keys(good.tests.files)[0]!;
+    const viaDot = `diff --git a/./${hidden} b/./${hidden}\n--- a/./${hidden}\n+++ b/./${hidden}\n@@ -1 +1 @@\n-x\n+y\n`;
+    expect(checkProposeAnswer(answer({ goldPatch: `${good.goldPatch}${viaDot}` }), exists)).toMatch(/must not change the hidden test files/);
+    const added = good.goldPatch.split('\n').find((l) => l.startsWith('+') && !l.startsWith('+++') && l.trim().length > 17)!.slice(1).trim();
+    expect(checkProposeAnswer(answer({ statement: `Fix it: ${added}` }), exists)).toMatch(/quotes the gold patch or the hidden tests/);
   });
 
   it('patchPaths', () => expect(patchPaths(PY.proposals[0]!.goldPatch)).toEqual(['textkit/slug.py']));

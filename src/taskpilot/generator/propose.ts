@@ -6,7 +6,8 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { posix } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, posix } from 'node:path';
 import { z } from 'zod';
 import { ErrorCode, FrognanoError } from '../../errors/FrognanoError.js';
 import { describeValue } from '../../errors/validate.js';
@@ -14,6 +15,7 @@ import type { TestLogFormat } from '../../leaf/index.js';
 import { askStructured } from '../../llm/askStructured.js';
 import type { ChatMessage, ChatModel, CompleteOptions } from '../../llm/chatModel.js';
 import { PILOT_CATEGORIES, type PilotCandidate, type PilotCategory } from '../candidate.js';
+import { isTestPath } from '../mutation/repoFiles.js';
 import { type RepoView, type RepoViewOptions, renderRepoView, repoView } from './repoView.js';
 
 /** The first line of every propose request's user message (scripted generators recognise it). */
@@ -57,16 +59,36 @@ export function pilotCandidateId(source: 'generator' | 'mutation', goldPatch: st
   return `${source}-${createHash('sha256').update(goldPatch + JSON.stringify(sortedFiles(files)), 'utf8').digest('hex').slice(0, 12)}`;
 }
 
-/** Why a propose answer is unusable, or null (the `check` of askStructured: a reason makes it retried). */
-export function checkProposeAnswer(a: ProposeAnswer): string | null {
+/** Hidden files that would change how the suite is collected or configured, not add tests (review of issue 23). */
+const CONFIG_FILE = /(^|\/)(conftest\.py|pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|setup\.py|package\.json|\.npmrc|sitecustomize\.py|usercustomize\.py)$/;
+
+/** The added lines of a unified diff (at least 16 characters once trimmed): what a statement must not quote. */
+function addedLines(patch: string): string[] {
+  return patch.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).map((l) => l.slice(1).trim()).filter((l) => l.length >= 16);
+}
+
+/**
+ * Why a propose answer is unusable, or null (the `check` of askStructured: a reason makes it
+ * retried). Besides the shape: a hidden path under `.git/` or that is a test-collection or
+ * configuration file (`conftest.py`, `pytest.ini`, `package.json`, ...) is refused (it would
+ * change the suite, not add tests), and so is one that replaces an existing non-test file of
+ * the snapshot when `existing` (whether the snapshot has a path) is given; the gold patch's paths are
+ * compared normalised (`./a` is `a`); and the statement must not quote a line the gold patch
+ * or the hidden tests add (it would hand over the fix).
+ */
+export function checkProposeAnswer(a: ProposeAnswer, existing?: (path: string) => boolean): string | null {
   if (!/^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/m.test(a.goldPatch) || !/^\+\+\+ /m.test(a.goldPatch)) return 'goldPatch must be a unified diff (---/+++ headers and @@ hunks) relative to the repository root';
   const paths = Object.keys(a.tests.files);
   if (paths.length === 0) return 'tests.files must hold at least one hidden test file';
   for (const p of paths) {
     if (p === '' || p.startsWith('/') || p.includes('\\') || posix.normalize(p) !== p || p.split('/').includes('..')) return `tests.files path ${JSON.stringify(p)} must be a relative POSIX path inside the repository`;
     if (a.tests.files[p]!.trim() === '') return `tests.files[${JSON.stringify(p)}] is empty`;
+    if (p.split('/').includes('.git') || CONFIG_FILE.test(p)) return `tests.files path ${JSON.stringify(p)} is a repository or test-configuration file, not a test file`;
+    if (existing?.(p) === true && !isTestPath(p)) return `tests.files path ${JSON.stringify(p)} would replace the snapshot's ${p}, which is not a test file`;
   }
-  const touched = patchPaths(a.goldPatch).filter((p) => paths.includes(p));
+  const leaked = [...addedLines(a.goldPatch), ...Object.values(a.tests.files).flatMap((t) => t.split('\n').map((l) => l.trim()).filter((l) => l.length >= 16))].find((l) => a.statement.includes(l));
+  if (leaked !== undefined) return `the statement quotes the gold patch or the hidden tests (${JSON.stringify(leaked.slice(0, 60))}): describe the problem, not its fix`;
+  const touched = patchPaths(a.goldPatch).map((p) => posix.normalize(p)).filter((p) => paths.includes(p));
   if (touched.length > 0) return `the gold patch must not change the hidden test files (${touched.join(', ')}); put the tests only in tests.files`;
   return null;
 }
@@ -137,7 +159,7 @@ export async function proposeCandidate(model: ChatModel, view: RepoView, opts: P
   if (typeof opts.repoDir !== 'string' || opts.repoDir === '') throw new FrognanoError(ErrorCode.INVALID_TYPE, `opts.repoDir must be a non-empty string, got ${describeValue(opts.repoDir)}`, { fn, field: 'opts.repoDir' });
   const a = await askStructured(model, proposeMessages(view, opts.category, opts.tests), ProposeAnswerSchema, {
     retries: opts.retries ?? 2,
-    check: checkProposeAnswer,
+    check: (a: ProposeAnswer) => checkProposeAnswer(a, (p) => existsSync(join(opts.repoDir, p))),
     caller: fn,
     complete: { ...opts.complete, seed: opts.seed },
   });

@@ -143,6 +143,8 @@ async function writeCandidateRepo(o: Resolved, dir: string, site: MutationSite, 
   await rm(dir, { recursive: true, force: true });
   await mkdir(o.workDir, { recursive: true });
   await copyTree(o.repoDir, dir);
+  // the snapshot's git history would show the injected bug (git diff) and undo it (git checkout .)
+  await rm(join(dir, '.git'), { recursive: true, force: true });
   await writeFile(join(dir, site.file), mutated);
   for (const f of hidden) await rm(join(dir, f), { force: true });
 }
