@@ -36,10 +36,14 @@ export async function reestimatePool(lines: readonly PilotTaskLine[], opts: Omit
   const poolDir = dirname(resolve(opts.poolFile));
   const outDir = dirname(resolve(opts.outFile));
   const repoOf = (l: PilotTaskLine): string => (isAbsolute(l.repo) ? l.repo : resolve(poolDir, l.repo));
+  // a task's environment (SPEC §14): its image resolved against the pool's folder, written again relative to --out's
+  const envOf = (l: PilotTaskLine): PilotCandidate['environment'] => (l.environment ? { ...l.environment, image: isAbsolute(l.environment.image) ? l.environment.image : resolve(poolDir, l.environment.image) } : undefined);
+  const envLine = (l: PilotTaskLine): Partial<PilotTaskLine> => (l.environment ? { environment: { ...l.environment, image: relative(outDir, envOf(l)!.image) || '.' } } : {});
   const candidates: PilotCandidate[] = lines.map((l) => ({
     id: l.id, source: l.pilot.source as PilotSource, category: l.pilot.category as PilotCategory, statement: l.statement, repoDir: repoOf(l), goldPatch: l.referencePatch,
     tests: { command: l.tests.command, log: l.tests.log as PilotCandidate['tests']['log'], files: l.tests.files ?? {}, ...(l.tests.failToPass ? { failToPass: l.tests.failToPass } : {}), ...(l.tests.passToPass ? { passToPass: l.tests.passToPass } : {}) },
     ...(l.pilot.parent !== undefined ? { parent: l.pilot.parent } : {}),
+    ...(l.environment ? { environment: envOf(l)! } : {}),
   }));
   const est = await estimatePHat(candidates, { ...opts, round: 0 });
   const n = opts.rollouts ?? 8;
@@ -50,7 +54,7 @@ export async function reestimatePool(lines: readonly PilotTaskLine[], opts: Omit
     const e = est.get(l.id);
     if (!e || e.pHat === null) {
       out.unestimated.push(l.id);
-      out.kept.push({ ...l, repo });
+      out.kept.push({ ...l, repo, ...envLine(l) });
       continue;
     }
     const d = classifyResolveRate(e.pHat, band);
@@ -61,7 +65,7 @@ export async function reestimatePool(lines: readonly PilotTaskLine[], opts: Omit
       continue;
     }
     const status = d === 'accept' ? {} : { status: d === 'refine-harder' ? ('too-easy' as const) : ('too-hard' as const) };
-    out.kept.push({ ...l, repo, pilot: { ...pilot, pHat: e.pHat, rollouts: e.outcomes.length, round: 0, pHatHistory: history, ...status } });
+    out.kept.push({ ...l, repo, ...envLine(l), pilot: { ...pilot, pHat: e.pHat, rollouts: e.outcomes.length, round: 0, pHatHistory: history, ...status } });
   }
   return out;
 }

@@ -38,9 +38,9 @@ function statuses(g: TestRunGrading): Map<string, string> {
   return new Map((g.tests as GradedTest[]).filter((t) => 'status' in t).map((t) => [t.name, t.status]));
 }
 
-/** Whether a test id belongs to one of the hidden files: `path::...`, `path`, or an id naming the path. */
+/** Whether a test id belongs to one of the hidden files: `path` or `path::...` (pytest), or `module.` + ... (unittest: `tests/test_x.py` is `tests.test_x`). */
 function inHiddenFile(id: string, paths: readonly string[]): boolean {
-  return paths.some((p) => id === p || id.startsWith(`${p}::`) || id.startsWith(`${p} `) || id.includes(p));
+  return paths.some((p) => id === p || id.startsWith(`${p}::`) || (p.endsWith('.py') && id.startsWith(`${p.slice(0, -3).replace(/\//g, '.')}.`)));
 }
 
 /**
@@ -49,8 +49,14 @@ function inHiddenFile(id: string, paths: readonly string[]): boolean {
  * patch applied, then the hidden files. The test log (`tests.log`, default `pytest`) is
  * read per test exactly as grading reads it (`runGradingTests`, no lists: every parsed test).
  *
- * - `failToPass` = ids not passing before (failed, error, missing) and passing after;
- *   `passToPass` = ids passing on both sides (passing = passed / xfail / xpass);
+ * - `failToPass` = the hidden files' ids (where ids name their files: `path::name`, or the
+ *   unittest module of `path`; else every id) not passing before (failed, error, missing) and
+ *   passing after; `passToPass` = ids passing on both sides (passing = passed / xfail / xpass);
+ * - the untouched snapshot (no hidden files) is run once too: an id passing there must pass
+ *   after (a hidden file cannot drop a test of the snapshot's suite from both sides);
+ * - with an environment, its setup runs on every copy; a setup that fails with the gold patch
+ *   discards the candidate (`tests-fail-after`), one that fails without it is the
+ *   environment's error (`SANDBOX_UNAVAILABLE`);
  * - discard reasons, checked in this order:
  *   `patch-does-not-apply` (the gold patch fails to apply),
  *   `flaky` (a test's status differs between the `repeat` runs of one side: `flakyTests`),
@@ -76,7 +82,7 @@ export async function validateCandidate(c: PilotCandidate, opts: ValidateCandida
   const env = await resolveEnvironment(task);
   const sandbox = environmentSandbox(opts.sandbox, env);
 
-  const runOnce = async (patched: boolean): Promise<TestRunGrading | string> => {
+  const runOnce = async (patched: boolean, withHidden = true): Promise<TestRunGrading | string> => {
     const ws = await createWorkspace(env?.repoDir ?? c.repoDir, { owner: opts.sandbox.owner, parent: opts.tmpDir, repoMB: opts.sandbox.options?.repoMB });
     try {
       if (patched) {
@@ -87,8 +93,10 @@ export async function validateCandidate(c: PilotCandidate, opts: ValidateCandida
         }
       }
       const setupError = setupFailure(await runSetup(sandbox, ws.repo, env, { timeoutMs, signal: opts.signal }));
+      // with the gold patch a failing setup is the candidate's fault (its patch broke the install); without, the environment's
+      if (setupError !== null && patched) return `the environment's setup fails with the gold patch: ${setupError}`;
       if (setupError !== null) throw new FrognanoError(ErrorCode.SANDBOX_UNAVAILABLE, `candidate ${c.id}: ${setupError}`, { fn: 'validateCandidate', field: 'environment.setup' });
-      await writeHiddenFiles(ws.repo, c.tests.files, null);
+      if (withHidden) await writeHiddenFiles(ws.repo, c.tests.files, null);
       if (opts.sandbox.owner) await chownTree(ws.repo, opts.sandbox.owner);
       return await runGradingTests(task, ws.repo, sandbox, { timeoutMs, signal: opts.signal, readOnly: hiddenPaths });
     } finally {
@@ -107,7 +115,9 @@ export async function validateCandidate(c: PilotCandidate, opts: ValidateCandida
   };
   // the patch first: one cheap apply on a copy before any test runs
   const after = await side(true);
-  if (typeof after === 'string') return { ok: false, reason: 'patch-does-not-apply', detail: `the gold patch does not apply: ${after}` };
+  if (typeof after === 'string') {
+    return after.startsWith("the environment's setup") ? { ok: false, reason: 'tests-fail-after', detail: after } : { ok: false, reason: 'patch-does-not-apply', detail: `the gold patch does not apply: ${after}` };
+  }
   const before = await side(false);
   if (typeof before === 'string') return { ok: false, reason: 'tests-fail-after', detail: before };
 
@@ -133,11 +143,21 @@ export async function validateCandidate(c: PilotCandidate, opts: ValidateCandida
 
   const broken = ids.find((id) => passing(b.get(id)) && !passing(a.get(id)) && a.get(id) !== 'skipped');
   if (broken) return { ok: false, reason: 'p2p-broken', detail: `${broken} passes without the gold patch and is ${st(a, broken)} with it` };
+  // SPEC §15: "the snapshot's existing suite stays as it was": the untouched snapshot's passing tests (no hidden
+  // files: a hidden conftest.py or an overwritten test file could otherwise drop tests from both sides)
+  const snapshot = await runOnce(false, false);
+  if (typeof snapshot !== 'string') {
+    const s = statuses(snapshot);
+    const lost = [...s.keys()].sort().find((id) => passing(s.get(id)) && !passing(a.get(id)) && a.get(id) !== 'skipped');
+    if (lost) return { ok: false, reason: 'p2p-broken', detail: `${lost} passes on the untouched snapshot and is ${st(a, lost)} with the hidden tests and the gold patch` };
+  }
   const named = ids.filter((id) => inHiddenFile(id, hiddenPaths));
   const hidden = named.length > 0 ? named : ids.filter((id) => !passing(b.get(id)));
   const failingAfter = hidden.find((id) => !passing(a.get(id)));
   if (failingAfter) return { ok: false, reason: 'tests-fail-after', detail: `${failingAfter} is ${st(a, failingAfter)} with the gold patch` };
-  const failToPass = ids.filter((id) => !passing(b.get(id)) && passing(a.get(id)));
+  // the fail-to-pass tests are the hidden ones (where ids name their files): a repo test the gold patch
+  // itself adds or fixes is not one the agent is graded by
+  const failToPass = hidden.filter((id) => !passing(b.get(id)) && passing(a.get(id)));
   const passToPass = ids.filter((id) => passing(b.get(id)) && passing(a.get(id)));
   if (failToPass.length === 0) return { ok: false, reason: 'tests-already-pass', detail: `no test flips: the ${hidden.length} hidden-file tests pass without the gold patch` };
   return confirm({ ...c, tests: { ...c.tests, log, failToPass, passToPass } }, opts);

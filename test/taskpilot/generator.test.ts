@@ -14,7 +14,7 @@ import { episodeSeed, patchEdits, SUCCESS_BY_HINTS, scriptedPolicyP, scriptedPol
 import { FrognanoError } from '../../src/errors/FrognanoError.js';
 import { openAiChatModel } from '../../src/llm/openAiChatModel.js';
 import type { PilotCandidate } from '../../src/taskpilot/candidate.js';
-import { checkProposeAnswer, generatorCandidates, patchPaths, pilotCandidateId, PROPOSE_HEADER, proposeCandidate } from '../../src/taskpilot/generator/propose.js';
+import { checkProposeAnswer, generatorCandidates, statementLeak, patchPaths, pilotCandidateId, PROPOSE_HEADER, proposeCandidate } from '../../src/taskpilot/generator/propose.js';
 import { refineMessages, refineStatement } from '../../src/taskpilot/generator/refine.js';
 import { renderRepoView, repoView } from '../../src/taskpilot/generator/repoView.js';
 import { expectFrognanoErrorAsync } from '../helpers/expectError.js';
@@ -228,6 +228,15 @@ describe('refineStatement along the scripted ladders', () => {
     } finally {
       await chat.close();
     }
+  });
+
+  it('statementLeak is the check of refined statements too: a rewrite quoting the fix is retried, then MODEL_ANSWER_INVALID', async () => {
+    const good = PY.proposals[0]!;
+    const added = good.goldPatch.split('\n').find((l) => l.startsWith('+') && !l.startsWith('+++') && l.trim().length > 17)!.slice(1).trim();
+    expect(statementLeak(`Make it ${added}`, good.goldPatch, good.tests.files)).toMatch(/quotes the gold patch/);
+    expect(statementLeak(good.statements[1]!, good.goldPatch, good.tests.files)).toBeNull();
+    const leaky = { name: 'leaky', complete: async () => JSON.stringify({ statement: `Write ${added}` }) };
+    await expectFrognanoErrorAsync(() => refineStatement(leaky, cand(good, 1), 'easier', { retries: 1 }), 'MODEL_ANSWER_INVALID', 'quotes the gold patch');
   });
 
   it('rejects a bad direction', () => expectFrognanoErrorAsync(() => refineStatement({ name: 'x', complete: async () => '' }, cand(ALL[0]!, 0), 'sideways' as never), 'INVALID_TYPE', 'direction'));

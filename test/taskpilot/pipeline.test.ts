@@ -112,6 +112,22 @@ describe('validateCandidate', () => {
     // lists given (mutation): checked as validate-tasks does
     expect(await reason({ tests: { command: 'bash run_tests.sh', log: 'tap', files: HIDDEN, failToPass: ['tests/test_mul.sh::mul'] } })).toBe('tests-already-pass');
   });
+  it('a hidden file that overwrites a passing test of the snapshot drops it from both sides: p2p-broken against the untouched snapshot (review)', async () => {
+    const r = await repo();
+    // the "hidden test" replaces tests/test_mul.sh with one that prints nothing: mul's test vanishes before and after
+    const v = await validateCandidate(candidate(r, 'x', 's', { tests: { command: 'bash run_tests.sh', log: 'tap', files: { ...HIDDEN, 'tests/test_mul.sh': ':\n' } } }), { sandbox, repeat: 1 });
+    expect(v).toMatchObject({ ok: false, reason: 'p2p-broken' });
+    expect((v as { detail: string }).detail).toContain('tests/test_mul.sh::mul passes on the untouched snapshot and is missing');
+  });
+
+  it('the fail-to-pass ids are the hidden files\' tests: a repo test the gold patch fixes as well is not one (review)', async () => {
+    const r = await repo();
+    await writeFile(join(r, 'tests/test_add_repo.sh'), tap('tests/test_add_repo.sh', 'add_repo', '[ "$(add 1 1)" = 2 ]'));
+    const v = await validateCandidate(candidate(r, 'x', 's'), { sandbox, repeat: 1 });
+    expect(v.ok).toBe(true);
+    expect((v as { candidate: PilotCandidate }).candidate.tests.failToPass).toEqual(['tests/test_add.sh::add']);
+  });
+
   it('a test whose status alternates between runs of a side is flaky', async () => {
     const r = await repo();
     const counter = join(await scratchDir(), 'counter');

@@ -68,6 +68,16 @@ function addedLines(patch: string): string[] {
 }
 
 /**
+ * Why `statement` hands over the fix, or null: it quotes a line (16 characters or more,
+ * trimmed) that the gold patch adds or that the hidden tests hold. Checked on proposals and
+ * on refined statements alike (a refine request shows the generator both).
+ */
+export function statementLeak(statement: string, goldPatch: string, files: Readonly<Record<string, string>>): string | null {
+  const quoted = [...addedLines(goldPatch), ...Object.values(files).flatMap((t) => t.split('\n').map((l) => l.trim()).filter((l) => l.length >= 16))].find((l) => statement.includes(l));
+  return quoted === undefined ? null : `the statement quotes the gold patch or the hidden tests (${JSON.stringify(quoted.slice(0, 60))}): describe the problem, not its fix`;
+}
+
+/**
  * Why a propose answer is unusable, or null (the `check` of askStructured: a reason makes it
  * retried). Besides the shape: a hidden path under `.git/` or that is a test-collection or
  * configuration file (`conftest.py`, `pytest.ini`, `package.json`, ...) is refused (it would
@@ -86,8 +96,8 @@ export function checkProposeAnswer(a: ProposeAnswer, existing?: (path: string) =
     if (p.split('/').includes('.git') || CONFIG_FILE.test(p)) return `tests.files path ${JSON.stringify(p)} is a repository or test-configuration file, not a test file`;
     if (existing?.(p) === true && !isTestPath(p)) return `tests.files path ${JSON.stringify(p)} would replace the snapshot's ${p}, which is not a test file`;
   }
-  const leaked = [...addedLines(a.goldPatch), ...Object.values(a.tests.files).flatMap((t) => t.split('\n').map((l) => l.trim()).filter((l) => l.length >= 16))].find((l) => a.statement.includes(l));
-  if (leaked !== undefined) return `the statement quotes the gold patch or the hidden tests (${JSON.stringify(leaked.slice(0, 60))}): describe the problem, not its fix`;
+  const leaked = statementLeak(a.statement, a.goldPatch, a.tests.files);
+  if (leaked !== null) return leaked;
   const touched = patchPaths(a.goldPatch).map((p) => posix.normalize(p)).filter((p) => paths.includes(p));
   if (touched.length > 0) return `the gold patch must not change the hidden test files (${touched.join(', ')}); put the tests only in tests.files`;
   return null;

@@ -12,6 +12,7 @@ import { describeValue } from '../../errors/validate.js';
 import { askStructured } from '../../llm/askStructured.js';
 import type { ChatMessage, ChatModel, CompleteOptions } from '../../llm/chatModel.js';
 import type { PilotCandidate } from '../candidate.js';
+import { statementLeak } from './propose.js';
 
 /** The first line of every refine request's user message. */
 export const REFINE_HEADER = 'TaskPilot: refine a task statement';
@@ -91,6 +92,7 @@ export async function refineStatement(model: ChatModel, candidate: PilotCandidat
   if (typeof candidate?.statement !== 'string' || typeof candidate.goldPatch !== 'string' || typeof candidate.tests?.files !== 'object' || candidate.tests.files === null) {
     throw new FrognanoError(ErrorCode.INVALID_TYPE, `candidate must be a PilotCandidate (statement, goldPatch, tests.files), got ${describeValue(candidate)}`, { fn, field: 'candidate' });
   }
-  const a = await askStructured(model, refineMessages(candidate, direction), RefineAnswerSchema, { retries: opts?.retries ?? 2, caller: fn, complete: opts?.complete });
+  // a rewrite that quotes the fix is retried, as a proposal's is
+  const a = await askStructured(model, refineMessages(candidate, direction), RefineAnswerSchema, { retries: opts?.retries ?? 2, caller: fn, complete: opts?.complete, check: (x: { statement: string }) => statementLeak(x.statement, candidate.goldPatch, candidate.tests.files) });
   return a.statement.trim();
 }
