@@ -9,24 +9,15 @@
  * (removed when the process exits). Without `git` on the host the copy has no `.git`.
  * @module
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { copyImageWorkdir } from './instanceImage.js';
+import { commitOneRepo, copyWithoutGit } from './oneCommitRepo.js';
 
-const exec = promisify(execFile);
 const made = new Map<string, Promise<string>>();
 const holders: string[] = [];
 let cleanupHooked = false;
 
-/** Fixed identity and dates (the same tree gives the same commit), no user or system git configuration. */
-const COMMIT_ENV = {
-  GIT_AUTHOR_NAME: 'frognano', GIT_AUTHOR_EMAIL: 'frognano@localhost', GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
-  GIT_COMMITTER_NAME: 'frognano', GIT_COMMITTER_EMAIL: 'frognano@localhost', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
-  GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
-};
 
 /** `dir` itself when it has no `.git`; else its history-free one-commit copy (see the module). */
 export function historyFreeRepo(dir: string): Promise<string> {
@@ -50,12 +41,9 @@ async function makeCopy(dir: string): Promise<string> {
   const holder = mkdtempSync(join(tmpdir(), 'frognano-image-repo-'));
   holders.push(holder);
   const target = join(holder, 'repo');
-  await copyImageWorkdir(dir, '/', target);
-  const git = (...args: string[]) => exec('git', args, { cwd: target, env: { ...process.env, ...COMMIT_ENV }, maxBuffer: 1 << 26 });
+  await copyWithoutGit(dir, target);
   try {
-    await git('-c', 'init.defaultBranch=main', 'init', '-q', '--template=', '.');
-    await git('add', '-A', '-f');
-    await git('-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '--allow-empty', '-m', 'the image\'s workdir (its history left out)');
+    await commitOneRepo(target, "the image's workdir (its history left out)");
   } catch (e) {
     // no git on the host: the copy stays a plain folder (still without the image's history)
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { importImage } from './image/index.js';
 import { copyImageWorkdir, findInstanceImage, imageTaskEnv, SWE_BENCH_WORKDIR } from './instanceImage.js';
+import { COMMIT_ENV, commitOneRepo } from './oneCommitRepo.js';
 import { djangoTestId, SWE_BENCH_SPECS, testDirectives } from './sweBenchSpecs.js';
 import type { TestLogFormat } from './testLogs/index.js';
 
@@ -60,12 +61,6 @@ function run(cmd: string, args: string[], opts: { cwd?: string; input?: string; 
   });
 }
 
-/** Fixed identity and dates: the same tree gives the same commit. */
-const COMMIT_ENV = {
-  GIT_AUTHOR_NAME: 'frognano', GIT_AUTHOR_EMAIL: 'frognano@localhost', GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
-  GIT_COMMITTER_NAME: 'frognano', GIT_COMMITTER_EMAIL: 'frognano@localhost', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
-  GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
-};
 
 /** Instances of a JSON array or JSONL file. */
 export async function readInstances(file: string): Promise<unknown[]> {
@@ -182,16 +177,6 @@ async function checkoutBase(clone: string, base: string, target: string): Promis
   }
 }
 
-/** Makes `target` a new git repository with one commit of everything in it (fixed identity and date), and checks it has exactly one. */
-async function commitOne(target: string, message: string): Promise<void> {
-  const steps: string[][] = [['-c', 'init.defaultBranch=main', 'init', '-q', '--template=', '.'], ['add', '-A', '-f'], ['-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', message]];
-  for (const s of steps) {
-    const r = await run('git', s, { cwd: target, env: COMMIT_ENV });
-    if (r.code !== 0) throw new Error(`git ${s.join(' ')}: ${r.stderr.trim()}`);
-  }
-  const count = (await run('git', ['rev-list', '--all', '--count'], { cwd: target })).stdout.trim();
-  if (count !== '1') throw new Error(`the new repository has ${count} commits, not 1`);
-}
 
 async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: string, reposOut: string): Promise<Record<string, unknown>> {
   if (typeof raw !== 'object' || raw === null) throw new Error('not an object');
@@ -230,7 +215,7 @@ async function importOne(raw: unknown, opts: ImportInstancesOptions, outDir: str
       if (check.code !== 0) throw new Error(`test_patch does not apply to ${fromImage ? `the image's ${SWE_BENCH_WORKDIR}` : `base_commit ${base}`}: ${check.stderr.trim()}`);
     }
     if (smith) bug = await applyBug(target, inst.patch as string, hidden);
-    await commitOne(target, smith ? `${repo} at ${base} with ${id}'s bug` : `${repo} at ${base} (${id})`);
+    await commitOneRepo(target, smith ? `${repo} at ${base} with ${id}'s bug` : `${repo} at ${base} (${id})`);
   } catch (e) {
     await rm(target, { recursive: true, force: true });
     throw e;

@@ -71,3 +71,4 @@ export type { ImportFormat, ImportInstancesOptions, ImportResult } from './impor
 export { SWE_BENCH_SPECS, NON_TEST_EXTS, patchFiles, testDirectives, djangoTestId } from './sweBenchSpecs.js';
 export type { SweBenchRepoSpec } from './sweBenchSpecs.js';
 export * from './image/index.js';
+export { COMMIT_ENV, commitOneRepo, copyWithoutGit } from './oneCommitRepo.js';

@@ -13,9 +13,9 @@
  * shell does not read it, so the task's `environment.env.PATH` puts the env first instead.
  * @module
  */
-import { lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { copyTree } from './copyTree.js';
+import { lstat, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { copyWithoutGit } from './oneCommitRepo.js';
 
 /** The conda env of SWE-bench's images, activated by `.bashrc` there. */
 export const SWE_BENCH_CONDA_ENV = '/opt/miniconda3/envs/testbed';
@@ -70,7 +70,5 @@ export async function copyImageWorkdir(root: string, workdir: string, target: st
   const src = join(root, workdir);
   const st = await lstat(src).catch(() => null);
   if (!st?.isDirectory()) throw new Error(`the image has no folder ${workdir} (its repository)`);
-  await mkdir(dirname(target), { recursive: true });
-  await copyTree(src, target);
-  await rm(join(target, '.git'), { recursive: true, force: true });
+  await copyWithoutGit(src, target);
 }

@@ -4,11 +4,10 @@
  * every write line by line, so that a crash keeps what was done.
  * @module
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join, relative, resolve } from 'node:path';
-import type { RolloutRecord } from '../leaf/index.js';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, extname, join, relative, resolve } from 'node:path';
+import { commitOneRepo, copyWithoutGit, type RolloutRecord } from '../leaf/index.js';
 import { stringifyWire } from '../wire/index.js';
 import type { PilotCandidate } from './candidate.js';
 import type { PilotAccepted, PilotDiscard, PilotInfo } from './runRepoTaskPilot.js';
@@ -83,38 +82,10 @@ export async function doneIds(paths: PilotPaths): Promise<Set<string>> {
   return ids;
 }
 
-function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; stderr: string; stdout: string }> {
-  return new Promise((res, rej) => {
-    const p = spawn(cmd, args, { cwd, env: { ...process.env, ...COMMIT_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', rej);
-    p.on('close', (code) => res({ code: code ?? 1, stdout, stderr }));
-  });
-}
-
-/** Fixed identity and dates (as `tasks import`): the same tree gives the same commit. */
-const COMMIT_ENV = {
-  GIT_AUTHOR_NAME: 'frognano', GIT_AUTHOR_EMAIL: 'frognano@localhost', GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
-  GIT_COMMITTER_NAME: 'frognano', GIT_COMMITTER_EMAIL: 'frognano@localhost', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
-  GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
-};
-
 /** Copies `src` (without its `.git`) to `target` and makes it a one-commit git repository (mirrors `tasks import`). */
 export async function writeTaskRepo(src: string, target: string, message: string): Promise<void> {
-  await rm(target, { recursive: true, force: true });
-  await mkdir(dirname(target), { recursive: true });
-  const root = resolve(src);
-  await cp(root, target, { recursive: true, verbatimSymlinks: true, filter: (p) => !(basename(p) === '.git' && dirname(resolve(p)) === root) });
-  const steps = [['-c', 'init.defaultBranch=main', 'init', '-q', '--template=', '.'], ['add', '-A', '-f'], ['-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '--allow-empty', '-m', message]];
-  for (const s of steps) {
-    const r = await run('git', s, target);
-    if (r.code !== 0) throw new Error(`git ${s.join(' ')}: ${r.stderr.trim()}`);
-  }
-  const count = (await run('git', ['rev-list', '--all', '--count'], target)).stdout.trim();
-  if (count !== '1') throw new Error(`the new repository ${target} has ${count} commits, not 1`);
+  await copyWithoutGit(resolve(src), target);
+  await commitOneRepo(target, message);
 }
 
 /** The discarded line of a discard. */
