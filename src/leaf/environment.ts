@@ -120,23 +120,11 @@ export async function resolveEnvironment(task: LoadedLeafTask): Promise<Resolved
   }
   // the image's workdir as the repo: without the image's git history (which may hold the fix)
   const repoDir = task.repo !== undefined ? task.repoDir : await historyFreeRepo(repoInImage(task, root!, workdir));
-  return { root, digest, workdir, env: withoutShellStartup({ ...imageEnv, ...(e.env ?? {}) }), ...(e.setup !== undefined ? { setup: e.setup } : {}), repoDir };
+  return { root, digest, workdir, env: { ...imageEnv, ...(e.env ?? {}) }, ...(e.setup !== undefined ? { setup: e.setup } : {}), repoDir };
 }
 
-/**
- * Variables a shell acts on before the sandbox's preamble has set its limits, or that
- * change what the preamble's own commands are: bash's `BASH_ENV` (a file sourced by
- * `bash -c` before anything else: a planted one in the workdir would run unlimited at
- * grading, and could print a fake pass), POSIX sh's `ENV`, `SHELLOPTS`, `BASHOPTS`, and
- * exported functions (`BASH_FUNC_name%%`: a function `ulimit` would shadow the builtin).
- * Never passed from an image's `Env` or a task's `env` into a call.
- */
-export const SHELL_STARTUP_VARIABLES: readonly string[] = ['BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS'];
-
-/** `env` without {@link SHELL_STARTUP_VARIABLES} and exported bash functions. */
-export function withoutShellStartup(env: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter(([k]) => !SHELL_STARTUP_VARIABLES.includes(k) && !k.startsWith('BASH_FUNC_')));
-}
+// the shell-startup variables are dropped by the sandbox itself (sandboxProcess.ts), for every call
+export { SHELL_STARTUP_VARIABLES, withoutShellStartup } from './sandboxProcess.js';
 
 /** What of the repo copy the environment's variables make the system run at grading (see {@link repoPathsInEnv}). */
 export interface RepoPathsInEnv {

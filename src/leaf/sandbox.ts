@@ -7,7 +7,7 @@ import { parseOptions } from '../errors/validate.js';
 import { canDisableUserns, checkBind, extraBinds, findBwrap, MISSING_BWRAP, nodeBinds, procViews, systemBinds } from './bwrap.js';
 import { type ResolvedSandboxOptions, type RunOptions, RunOptionsSchema, type SandboxOptions, SandboxOptionsSchema } from './sandboxOptions.js';
 import { checkReachable, ensureMountPoints, isRootFolder, rootShell } from './rootfs.js';
-import { type CommandResult, GRADING_ENV, runProcess, SANDBOX_PATH } from './sandboxProcess.js';
+import { type CommandResult, GRADING_ENV, runProcess, SANDBOX_PATH, withoutShellStartup } from './sandboxProcess.js';
 
 // the sandbox's options, result and bwrap lookup, where its users (webjudge, the test helpers) import them from
 export { findBwrap } from './bwrap.js';
@@ -151,7 +151,7 @@ export function createSandbox(opts?: SandboxOptions): Sandbox {
       // a token naming this call in the argv: a kill finds every process of the call by it (see runProcess)
       const token = `leaf-call-${process.pid}-${++callCounter}-${Math.random().toString(36).slice(2, 10)}`;
       const args = [...base, '--setenv', 'LEAF_CALL', token];
-      for (const [k, v] of Object.entries(ro.env ?? {})) args.push('--setenv', k, v);
+      for (const [k, v] of Object.entries(withoutShellStartup(ro.env ?? {}))) args.push('--setenv', k, v);
       args.push('--bind', hostRepo, workdir);
       args.push(...readOnlyBinds(hostRepo, ro.readOnly ?? [], workdir));
       views.forEach(([dest], i) => args.push('--ro-bind-data', String(4 + i), dest));
@@ -185,7 +185,7 @@ function envArgs(o: ResolvedSandboxOptions, path: string): string[] {
     GIT_PAGER: 'cat',
     // as at grading, so that code cannot tell the grading run from the agent's own by its environment
     ...GRADING_ENV,
-    ...o.env,
+    ...withoutShellStartup(o.env),
   };
   return ['--clearenv', ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v])];
 }

@@ -237,3 +237,19 @@ export function runProcess(
     });
   });
 }
+
+/**
+ * Variables a shell acts on before the sandbox's preamble has set its limits, or that
+ * change what the preamble's own commands are: bash's `BASH_ENV` (a file sourced by
+ * `bash -c` before anything else: a planted one in the workdir would run unlimited at
+ * grading, and could print a fake pass), POSIX sh's `ENV`, `SHELLOPTS`, `BASHOPTS`, and
+ * exported functions (`BASH_FUNC_name%%`: a function `ulimit` would shadow the builtin).
+ * Never passed into a call, whoever sets them (a task's `env`, an image's `Env`, the
+ * sandbox's `env` option, a call's `env`).
+ */
+export const SHELL_STARTUP_VARIABLES: readonly string[] = ['BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS'];
+
+/** `env` without {@link SHELL_STARTUP_VARIABLES} and exported bash functions. */
+export function withoutShellStartup(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !SHELL_STARTUP_VARIABLES.includes(k) && !k.startsWith('BASH_FUNC_')));
+}

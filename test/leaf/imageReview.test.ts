@@ -51,6 +51,15 @@ describe('the variables a shell reads before the preamble, and repo paths the en
     expect(withoutShellStartup({ BASH_ENV: '/testbed/.x', ENV: '/x', SHELLOPTS: 'xtrace', BASHOPTS: 'extglob', 'BASH_FUNC_ulimit%%': '() { :; }', PATH: '/bin', LANG: 'C' })).toEqual({ PATH: '/bin', LANG: 'C' });
   });
 
+  it.skipIf(!hasBwrap())('the sandbox itself drops them, whoever sets them: the sandbox option and a call\'s env on the host sandbox', async () => {
+    const repo = mkdtempSync(join(work, 'host-'));
+    chmodSync(repo, 0o777);
+    writeFileSync(join(repo, '.bashenv'), 'echo SOURCED\n');
+    const sandbox = createSandbox({ env: { BASH_ENV: '/repo/.bashenv', KEEP: 'kept' } });
+    const r = await sandbox.run(repo, 'echo "${BASH_ENV:-unset} ${ENV:-unset} $KEEP"', { timeoutMs: 20_000, env: { ENV: '/repo/.bashenv' } });
+    expect(r.output).toBe('unset unset kept\n');
+  });
+
   it('names the PATH / LD_LIBRARY_PATH folders and LD_PRELOAD / PYTHONSTARTUP files inside the workdir, repo-relative', () => {
     const env = { root: '/r', digest: null, workdir: '/testbed', repoDir: '/r/testbed', env: { PATH: '/testbed/bin:/testbed//node_modules/.bin/:/usr/bin:/testbed:/testbedx/bin', LD_LIBRARY_PATH: '/testbed/lib', LD_PRELOAD: '/testbed/hook.so /usr/lib/x.so', PYTHONSTARTUP: '/testbed/start.py' } };
     expect(repoPathsInEnv(env)).toEqual({ folders: ['bin', 'node_modules/.bin', '.', 'lib'], files: ['hook.so', 'start.py'] });
